@@ -1,0 +1,55 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// Imports point one way: adapters → bridge/admin → service/state.
+const noUpward = (message, patterns) => ({
+  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message })) }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['src/service/**/*.ts', 'src/state/**/*.ts'],
+    rules: noUpward('service and state are the bottom layer', [
+      '**/bridge/**',
+      '**/admin/**',
+      '**/adapters/**',
+      '**/local-service/**',
+      '@slack/*',
+      'discord.js',
+    ]),
+  },
+  {
+    files: ['src/bridge/**/*.ts', 'src/admin/**/*.ts'],
+    rules: noUpward('bridge and admin know no platform', [
+      '**/adapters/**',
+      '**/local-service/**',
+      '@slack/*',
+      'discord.js',
+    ]),
+  },
+  {
+    files: ['src/local-service/**/*.ts'],
+    rules: noUpward('the local service stands alone beside the client', [
+      '**/bridge/**',
+      '**/admin/**',
+      '**/adapters/**',
+      '**/state/**',
+      '@slack/*',
+      'discord.js',
+    ]),
+  },
+);

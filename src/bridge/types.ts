@@ -1,0 +1,102 @@
+// The seam between the conversation engine and a platform adapter. The engine owns what is said
+// and when; the adapter owns how it looks and which API calls make it so.
+
+/** "A user wrote X in thread T", in platform-neutral terms. */
+export interface IncomingMessage {
+  /** Adapter name, e.g. "slack", "discord", "console". Only used in keys and variables. */
+  platform: string;
+  /** Slack team id, Discord guild id ("@dm" for Discord DMs), console: "local". */
+  workspace: string;
+  channel: string;
+  /** Thread root id (Slack thread_ts, Discord thread channel id, a DM's channel id). */
+  thread: string;
+  /** Platform message id, for de-duplication and ordering. */
+  messageId: string;
+  userId: string;
+  userName: string;
+  channelName?: string;
+  text: string;
+}
+
+export interface ThreadRef {
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+}
+
+/** Pacing and size of one platform's messages: data the renderer reads, never a branch. */
+export interface SurfaceLimits {
+  /** Most characters of content in one message (Discord 2000, Slack ~9000 safe, console ∞). */
+  maxChars: number;
+  /** Least time between two visible updates of one message. */
+  minUpdateMs: number;
+  /** Finish a message and continue in a new one before it is this old (Slack streams expire). */
+  maxMessageAgeMs?: number;
+  /** How often the "working" indicator must be refreshed while waiting (Discord typing ~8 s). */
+  workingRefreshMs?: number;
+}
+
+/** One numbered source under an answer. */
+export interface Source {
+  /** Footnote number as it appears in the text ([1], [2], … in order of first use). */
+  number: number;
+  title: string;
+  link?: string;
+  dataSourceUuid: string;
+  fileName?: string;
+}
+
+export type NoticeKind =
+  'unavailable' | 'timeout' | 'rate_limited' | 'cut_off' | 'not_configured' | 'error';
+
+/** A short, final word to the user about something that went wrong. */
+export interface Notice {
+  kind: NoticeKind;
+  text: string;
+}
+
+export interface FinalContent {
+  /** This message's final text (markdown, already split to fit maxChars). */
+  text: string;
+  /** Sources, on the last message of an answer only. */
+  sources: Source[];
+  /** Set on the last message of an answer that failed. */
+  notice?: Notice;
+}
+
+/** Given by the adapter for one answer in one thread. */
+export interface ReplyTarget {
+  readonly limits: SurfaceLimits;
+  /** Shows that work has started (typing, thinking status). Refreshed by the engine. */
+  showWorking(): Promise<void>;
+  /** Clears the working indicator, where the platform has one to clear. */
+  stopWorking(): Promise<void>;
+  /** Posts a new message with its first text: the first words, or a continuation. */
+  openMessage(text: string): Promise<ReplyMessage>;
+}
+
+export interface ReplyMessage {
+  /** The whole visible text so far (the adapter may diff and append). */
+  update(text: string): Promise<void>;
+  /** The final state of this message. Always called exactly once per opened message. */
+  finish(content: FinalContent): Promise<void>;
+}
+
+/**
+ * Thrown by an adapter's update/openMessage when the platform said "slow down": the renderer
+ * waits retryAfterMs, then sends the latest text (never the stale one).
+ */
+export class SurfaceRateLimitError extends Error {
+  constructor(
+    readonly retryAfterMs: number,
+    message = `rate limited for ${retryAfterMs} ms`,
+  ) {
+    super(message);
+    this.name = 'SurfaceRateLimitError';
+  }
+}
+
+export function threadKey(ref: ThreadRef): string {
+  return [ref.platform, ref.workspace, ref.channel, ref.thread].join(':');
+}

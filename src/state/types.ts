@@ -1,0 +1,69 @@
+// What chatbridge keeps between messages. Every piece of conversation state lives here, never
+// only in process memory, so any replica sharing the store can answer any thread.
+
+/** The service session that a chat thread maps to. */
+export interface SessionRef {
+  sessionUuid: string;
+  chatbotUuid: string;
+  /** ISO timestamp of when the bridge opened it. */
+  createdAt: string;
+}
+
+/** thread key ("platform:workspace:channel:thread") → session. */
+export interface SessionMap {
+  get(threadKey: string): Promise<SessionRef | undefined>;
+  set(threadKey: string, ref: SessionRef): Promise<void>;
+  delete(threadKey: string): Promise<void>;
+}
+
+/**
+ * place → chatbot uuid. A place is "platform:workspace" (the workspace default) or
+ * "platform:workspace:channel" (one channel, forum or DM).
+ */
+export interface BindingMap {
+  get(place: string): Promise<string | undefined>;
+  set(place: string, chatbotUuid: string): Promise<void>;
+  delete(place: string): Promise<void>;
+}
+
+/** A data source created through chatbridge (the interface has no list endpoint). */
+export interface SourceRecord {
+  uuid: string;
+  chatbotUuid: string;
+  title: string;
+  type: string;
+  /** Where it came from: the URL, or the reference link of an upload. */
+  link?: string;
+  createdAt: string;
+}
+
+export interface SourceRegistry {
+  add(record: SourceRecord): Promise<void>;
+  get(uuid: string): Promise<SourceRecord | undefined>;
+  /** The chatbot's sources in the order they were added. */
+  list(chatbotUuid: string): Promise<SourceRecord[]>;
+  update(uuid: string, patch: Partial<Omit<SourceRecord, 'uuid' | 'chatbotUuid'>>): Promise<void>;
+}
+
+export interface Dedup {
+  /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/**
+ * Per-thread FIFO: jobs for one thread key run one after another in the order run() was
+ * called, none dropped; jobs of different threads run in parallel. The signal aborts when the
+ * lock was lost (a Redis lease that could not be renewed), so the job stops writing.
+ */
+export interface ThreadLocks {
+  run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T>;
+}
+
+export interface StateStore {
+  readonly sessions: SessionMap;
+  readonly bindings: BindingMap;
+  readonly sources: SourceRegistry;
+  readonly dedup: Dedup;
+  readonly locks: ThreadLocks;
+  close(): Promise<void>;
+}
