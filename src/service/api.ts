@@ -1,5 +1,6 @@
 // The service client's surface: one method per endpoint of the interface (all 15).
 // Implemented by createServiceClient in client.ts; bridge and admin code against this type.
+import type { Dispatcher } from 'undici';
 import type {
   Agent,
   AgentCreateInput,
@@ -123,5 +124,5 @@ export interface ServiceClientConfig {
   /** Keep-alive connections per origin. Default 16. */
   connections?: number;
   /** Injected for tests: a custom undici Dispatcher. */
-  dispatcher?: import('undici').Dispatcher;
+  dispatcher?: Dispatcher;
 }
