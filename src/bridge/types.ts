@@ -100,3 +100,24 @@ export class SurfaceRateLimitError extends Error {
 export function threadKey(ref: ThreadRef): string {
   return [ref.platform, ref.workspace, ref.channel, ref.thread].join(':');
 }
+
+/** The conversation engine as adapters see it (implemented in src/bridge/engine.ts). */
+export interface Conversation {
+  /**
+   * Answers one message in its thread, after every earlier message of that thread (FIFO).
+   * Resolves when the answer reached its final state; service failures end in a notice on the
+   * target, they do not reject.
+   */
+  handle(message: IncomingMessage, target: ReplyTarget): Promise<void>;
+  /** Whether the thread already has a session (follow-ups there need no mention). */
+  hasSession(thread: ThreadRef): Promise<boolean>;
+  /** Forgets the thread's session: the next message opens a new one. */
+  reset(thread: ThreadRef): Promise<void>;
+}
+
+/** A running platform surface, as `chatbridge start` manages it. */
+export interface ChatAdapter {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
