@@ -1,12 +1,23 @@
 // Opens keyv namespaces on one store URL: memory://, sqlite://path, redis://… (or rediss://).
 // Shared by the bridge's state and the local service's storage.
+//
+// Redis: one connection is opened and checked up front, so an unreachable server fails here
+// with a clear error within connectTimeoutMs instead of hanging; once connected, a dropped
+// connection is retried with backoff, and commands issued while it is down fail at once
+// (no offline queue) rather than piling up. The URL never reaches a log line or an error
+// unmasked.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvRedis from '@keyv/redis';
 import { KeyvSqlite } from '@keyv/sqlite';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
+import { createClient } from 'redis';
+import type { Logger } from '../log.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
+
+/** A connected node-redis client (the `redis` v5 package). */
+export type RedisClient = ReturnType<typeof createClient>;
 
 export interface KeyvStore {
   readonly kind: StoreKind;
@@ -14,11 +25,23 @@ export interface KeyvStore {
   readonly displayUrl: string;
   /** A keyv for one namespace; the same instance for the same name. */
   namespace<V = unknown>(name: string): Keyv<V>;
+  /**
+   * The raw Redis connection behind the namespaces (kind 'redis' only), for what keyv cannot
+   * do atomically (SET NX, Lua scripts). Closed by close().
+   */
+  readonly redis?: RedisClient;
   close(): Promise<void>;
 }
 
+export interface KeyvStoreOptions {
+  /** Redis only: how long the first connection may take before opening fails. Default 5 s. */
+  connectTimeoutMs?: number;
+  /** Store errors after opening (a dropped Redis connection) are logged here, URL masked. */
+  logger?: Pick<Logger, 'warn'>;
+}
+
 export function storeKind(url: string): StoreKind {
-  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  const scheme = url.slice(0, Math.max(0, url.indexOf(':'))).toLowerCase();
   if (scheme === 'memory') return 'memory';
   if (scheme === 'sqlite') return 'sqlite';
   if (scheme === 'redis' || scheme === 'rediss') return 'redis';
@@ -27,8 +50,9 @@ export function storeKind(url: string): StoreKind {
   );
 }
 
+/** Masks the password of a URL, and of any URL quoted inside a longer text. */
 export function maskUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):([^@/]*)@/, '//$1:***@');
+  return url.replace(/\/\/([^:@/\s]*):([^@/\s]*)@/g, '//$1:***@');
 }
 
 /** sqlite://data/x.sqlite and sqlite:///abs/x.sqlite → a file path (folders created). */
@@ -40,36 +64,102 @@ function sqlitePath(url: string): string {
   return path;
 }
 
-function adapterFor(kind: StoreKind, url: string): KeyvStoreAdapter | Map<string, unknown> {
-  if (kind === 'memory') return new Map();
-  if (kind === 'sqlite') {
-    return new KeyvSqlite({ uri: `sqlite://${sqlitePath(url)}`, busyTimeout: 10_000 });
+/** Connects to Redis or throws a clear error (URL masked) within timeoutMs. */
+async function connectRedis(
+  url: string,
+  timeoutMs: number,
+  logger: KeyvStoreOptions['logger'],
+): Promise<RedisClient> {
+  const displayUrl = maskUrl(url);
+  let connectedOnce = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: timeoutMs,
+      // Before the first connection: give up at once, so opening fails fast. After it: retry
+      // with capped exponential backoff, because a restarting Redis should not kill the app.
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connectedOnce ? Math.min(100 * 2 ** retries, 2_000) : cause,
+    },
+  });
+  // node-redis emits 'error' on every failed (re)connect; without a listener it would crash.
+  client.on('error', (err: unknown) => {
+    if (connectedOnce) {
+      logger?.warn({ store: displayUrl, error: maskUrl(String(err)) }, 'redis connection error');
+    }
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    await client.ping();
+    connectedOnce = true;
+    return client;
+  } catch (err) {
+    client.destroy();
+    const reason = maskUrl(err instanceof Error ? err.message : String(err));
+    throw new Error(`store URL "${displayUrl}": cannot connect to Redis: ${reason}`);
+  } finally {
+    clearTimeout(timer);
   }
-  return new KeyvRedis(url) as unknown as KeyvStoreAdapter;
 }
 
 /**
  * Opens a store. Each namespace gets its own adapter, because keyv writes the namespace onto
- * the adapter it is given and a shared adapter would mix them up.
+ * the adapter it is given and a shared adapter would mix them up. On Redis the adapters share
+ * one connection. Store errors throw (keyv would otherwise answer "not found" on a failure).
  */
-export async function openKeyvStore(url: string): Promise<KeyvStore> {
+export async function openKeyvStore(
+  url: string,
+  options: KeyvStoreOptions = {},
+): Promise<KeyvStore> {
   const kind = storeKind(url);
+  const displayUrl = maskUrl(url);
+  const redis =
+    kind === 'redis'
+      ? await connectRedis(url, options.connectTimeoutMs ?? 5_000, options.logger)
+      : undefined;
+  const adapterFor = (): KeyvStoreAdapter | Map<string, unknown> => {
+    if (redis) return new KeyvRedis(redis, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
+    if (kind === 'sqlite') {
+      return new KeyvSqlite({ uri: `sqlite://${sqlitePath(url)}`, busyTimeout: 10_000 });
+    }
+    return new Map();
+  };
   const spaces = new Map<string, Keyv>();
   const open = (name: string): Keyv => {
-    const space = new Keyv({ store: adapterFor(kind, url), namespace: name });
+    const space = new Keyv({ store: adapterFor(), namespace: name, throwOnErrors: true });
     spaces.set(name, space);
     return space;
   };
-  // Touch the store once so a bad path or an unreachable Redis fails here, not at first use.
-  await open('__probe').get('probe');
+  // Touch the store once so a bad path fails here, not at first use.
+  try {
+    await open('__probe').get('probe');
+  } catch (err) {
+    if (redis) redis.destroy();
+    const reason = maskUrl(err instanceof Error ? err.message : String(err));
+    throw new Error(`store URL "${displayUrl}": cannot open: ${reason}`);
+  }
+  let closed = false;
   return {
     kind,
-    displayUrl: maskUrl(url),
+    displayUrl,
+    ...(redis ? { redis } : {}),
     namespace<V>(name: string): Keyv<V> {
+      if (closed) throw new Error(`store "${displayUrl}" is closed`);
       return (spaces.get(name) ?? open(name)) as Keyv<V>;
     },
     async close() {
-      await Promise.all([...spaces.values()].map((space) => space.disconnect()));
+      if (closed) return;
+      closed = true;
+      // The Redis adapters share one connection: close it once, not once per namespace.
+      if (redis) await redis.close().catch(() => redis.destroy());
+      else await Promise.all([...spaces.values()].map((space) => space.disconnect()));
       spaces.clear();
     },
   };

@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# The same steps CI runs (.ci/run): npm ci, npm run build; then the runtime installs with
+# npm ci --omit=dev. sqlite3 builds from source where no prebuilt binary can be fetched, so the
+# build tools are present while installing and removed in the same layer.
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY adapters ./adapters
+RUN npm run build
+
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && npm ci --omit=dev --no-audit --no-fund \
+  && apt-get purge -y python3 make g++ && apt-get autoremove -y \
+  && rm -rf /var/lib/apt/lists/* /root/.npm
+COPY --from=build /app/dist ./dist
+COPY README.md .env.example ./
+COPY docs ./docs
+COPY adapters/slack/manifest.yml ./adapters/slack/manifest.yml
+RUN chmod +x dist/src/cli.js && ln -s /app/dist/src/cli.js /usr/local/bin/chatbridge \
+  && mkdir -p /app/data && chown node:node /app/data
+USER node
+VOLUME ["/app/data"]
+ENV CHATBRIDGE_DATA_DIR=/app/data
+EXPOSE 3000
+CMD ["chatbridge", "start"]

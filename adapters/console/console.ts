@@ -1,0 +1,137 @@
+// A terminal chat: each line is a message in one conversation; lines starting with "/" are
+// admin commands. With piped input the answers are printed in order and `done` resolves at the
+// end of input, once the last answer is out.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { renderText, runAdminLine } from '../../src/admin/index.js';
+import type { AdminContext } from '../../src/admin/types.js';
+import type { ChatAdapter, Conversation, ThreadRef } from '../../src/bridge/types.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import type { StateStore } from '../../src/state/types.js';
+import { createConsoleTarget, type TerminalOutput } from './reply.js';
+
+export interface ConsoleAdapterConfig {
+  input: Readable;
+  output: TerminalOutput;
+  /** Stream answers in place and show a prompt (a TTY on both ends). */
+  interactive: boolean;
+  userName?: string;
+  /** Printed once at start in interactive mode. */
+  greeting?: string;
+}
+
+export interface ConsoleAdapterDeps {
+  conversation: Conversation;
+  client: ServiceClient;
+  state: StateStore;
+}
+
+export interface ConsoleAdapter extends ChatAdapter {
+  /** Resolves when input ended and every answer was printed. */
+  readonly done: Promise<void>;
+}
+
+const HELP = `Type a question and press Enter. Commands:
+  /help            admin commands (e.g. /chatbot list, /source add-url <url>)
+  /reset           start a new conversation
+  /quit            leave`;
+
+export function createConsoleAdapter(
+  config: ConsoleAdapterConfig,
+  deps: ConsoleAdapterDeps,
+): ConsoleAdapter {
+  const { output: out, interactive } = config;
+  // One conversation per run: a fresh terminal is a fresh thread.
+  const thread: ThreadRef = {
+    platform: 'console',
+    workspace: 'local',
+    channel: 'console',
+    thread: randomUUID(),
+  };
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  let readline: ReturnType<typeof createInterface> | undefined;
+  let counter = 0;
+
+  const adminContext = (): AdminContext => ({
+    platform: 'console',
+    workspace: thread.workspace,
+    channel: thread.channel,
+    thread: thread.thread,
+    userId: 'console',
+    isAdmin: true,
+    client: deps.client,
+    state: deps.state,
+    async readFile(path: string) {
+      return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
+    },
+  });
+
+  async function handleLine(raw: string): Promise<boolean> {
+    const line = raw.trim();
+    if (line === '') return true;
+    if (!interactive) out.write(`you> ${line}\n`);
+    if (line === '/quit' || line === '/exit') return false;
+    if (line === '/reset') {
+      await deps.conversation.reset(thread);
+      out.write('(new conversation)\n');
+      return true;
+    }
+    if (line.startsWith('/')) {
+      const command = line === '/help' ? 'help' : line.slice(1);
+      const blocks = await runAdminLine(command, adminContext());
+      out.write(`${renderText(blocks)}\n${line === '/help' ? `\n${HELP}\n` : ''}`);
+      return true;
+    }
+    await deps.conversation.handle(
+      {
+        ...thread,
+        messageId: `console-${++counter}`,
+        userId: 'console',
+        userName: config.userName ?? 'you',
+        channelName: 'console',
+        text: line,
+      },
+      createConsoleTarget({ out, live: interactive }),
+    );
+    return true;
+  }
+
+  async function loop(rl: ReturnType<typeof createInterface>): Promise<void> {
+    if (interactive) rl.prompt();
+    // Lines are handled one after another, so piped questions are answered in order.
+    for await (const line of rl) {
+      const goOn = await handleLine(line).catch((error: unknown) => {
+        out.write(`(something went wrong: ${(error as Error).message})\n`);
+        return true;
+      });
+      if (!goOn) break;
+      if (interactive) rl.prompt();
+    }
+  }
+
+  return {
+    name: 'console',
+    done,
+    async start() {
+      readline = createInterface({
+        input: config.input,
+        output: interactive ? (out as NodeJS.WritableStream) : undefined,
+        prompt: 'you> ',
+        terminal: interactive,
+      });
+      if (interactive && config.greeting) out.write(`${config.greeting}\n${HELP}\n\n`);
+      void loop(readline).finally(() => {
+        readline?.close();
+        resolveDone();
+      });
+    },
+    async stop() {
+      readline?.close();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The discord.js client as chatbridge runs it: intents, DM partials, mentions off by default,
+// the REST base URL from the config, and which rate limits surface as errors instead of being
+// waited out inside discord.js.
+import {
+  Client,
+  GatewayIntentBits,
+  Partials,
+  type MessageMentionOptions,
+  type RateLimitData,
+} from 'discord.js';
+import type { DiscordAdapterConfig } from './config.js';
+
+/** Nobody is pinged by anything the bot writes: not @everyone, roles, users or the replied-to. */
+export const NO_MENTIONS: MessageMentionOptions = { parse: [] };
+export const NO_MENTIONS_REPLY: MessageMentionOptions = { parse: [], repliedUser: false };
+
+/**
+ * Rate limits that reject instead of queueing: a streamed edit is better skipped (the renderer
+ * sends the latest text later) than sent stale; a thread that cannot be made now falls back to
+ * a reply; typing is a courtesy. Posting messages and interaction replies still queue.
+ */
+export function shouldRejectOnRateLimit(data: Pick<RateLimitData, 'method' | 'route'>): boolean {
+  const method = data.method.toUpperCase();
+  if (method === 'PATCH' && data.route === '/channels/:id/messages/:id') return true;
+  if (method === 'POST' && data.route === '/channels/:id/messages/:id/threads') return true;
+  if (method === 'POST' && data.route === '/channels/:id/typing') return true;
+  return false;
+}
+
+export function createDiscordClient(config: Pick<DiscordAdapterConfig, 'apiUrl'>): Client {
+  return new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      // Privileged: without it, only messages that mention the bot (and DMs) carry content.
+      GatewayIntentBits.MessageContent,
+    ],
+    // DM channels are not cached before their first message arrives.
+    partials: [Partials.Channel],
+    allowedMentions: NO_MENTIONS_REPLY,
+    rest: {
+      ...(config.apiUrl ? { api: config.apiUrl } : {}),
+      rejectOnRateLimit: shouldRejectOnRateLimit,
+    },
+  });
+}

@@ -1,0 +1,71 @@
+// Discord settings, read from the environment by `discordConfigFromEnv` and validated once.
+// The token never appears in an error message.
+
+export interface DiscordAdapterConfig {
+  /** Bot token (DISCORD_TOKEN). */
+  token: string;
+  /** REST base URL including /api (DISCORD_API_URL); the gateway URL comes from /gateway/bot. */
+  apiUrl?: string;
+  /** Largest attachment `source upload` downloads (CHATBRIDGE_MAX_UPLOAD_BYTES). */
+  maxUploadBytes: number;
+  /** Application id for command registration (DISCORD_APPLICATION_ID); else read from the API. */
+  applicationId?: string;
+}
+
+export const DEFAULT_DISCORD_API = 'https://discord.com/api';
+export const DEFAULT_MAX_UPLOAD_BYTES = 10_000_000;
+
+export class DiscordConfigError extends Error {
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${field}: ${rule}`);
+    this.name = 'DiscordConfigError';
+  }
+}
+
+function optional(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/** The Discord settings, or undefined when DISCORD_TOKEN is not set (Discord disabled). */
+export function discordConfigFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): DiscordAdapterConfig | undefined {
+  // A pasted "Bot xxx" header value is accepted; the prefix is not part of the token.
+  const token = optional(env.DISCORD_TOKEN)?.replace(/^Bot\s+/i, '');
+  if (token === undefined) return undefined;
+  if (/\s/.test(token)) {
+    throw new DiscordConfigError('DISCORD_TOKEN', 'must be one word (the bot token, no "Bot " prefix)');
+  }
+  const apiUrl = optional(env.DISCORD_API_URL);
+  if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(apiUrl)) {
+    throw new DiscordConfigError(
+      'DISCORD_API_URL',
+      'must be an http(s) address including /api, like https://discord.com/api',
+    );
+  }
+  const applicationId = optional(env.DISCORD_APPLICATION_ID);
+  if (applicationId !== undefined && !/^\d{5,25}$/.test(applicationId)) {
+    throw new DiscordConfigError('DISCORD_APPLICATION_ID', 'must be a numeric snowflake id');
+  }
+  const maxRaw = optional(env.CHATBRIDGE_MAX_UPLOAD_BYTES);
+  let maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES;
+  if (maxRaw !== undefined) {
+    if (!/^\d+$/.test(maxRaw) || +maxRaw < 1 || +maxRaw > 100_000_000) {
+      throw new DiscordConfigError(
+        'CHATBRIDGE_MAX_UPLOAD_BYTES',
+        'must be a whole number from 1 to 100000000',
+      );
+    }
+    maxUploadBytes = Number(maxRaw);
+  }
+  return {
+    token,
+    apiUrl: apiUrl?.replace(/\/+$/, ''),
+    maxUploadBytes,
+    applicationId,
+  };
+}

@@ -1,0 +1,74 @@
+// How a final answer looks on Discord: the text, a visible notice when something went wrong,
+// and numbered sources as `[n] title <url>` (angle brackets: no preview cards), every message
+// within Discord's 2,000 characters of content. What does not fit continues in more messages.
+import type { FinalContent, Notice, Source } from '../../src/bridge/types.js';
+
+export const DISCORD_MAX_CHARS = 2000;
+/** Discord refuses an empty message; this stands in for an answer with no visible text. */
+export const EMPTY_PLACEHOLDER = '\u2026';
+
+const MAX_TITLE = 200;
+
+/** Escapes Discord markdown in text that is not ours (titles), so it shows as written. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/([\\*_~`|>[\]])/g, '\\$1').replace(/\s+/g, ' ');
+}
+
+function safeLink(link: string | undefined): string | undefined {
+  if (!link || !/^https?:\/\//i.test(link)) return undefined;
+  // Characters that would end the <…> early or break the line are percent-encoded.
+  return link.replace(/[\s<>]/g, (c) => encodeURIComponent(c));
+}
+
+export function formatSourceLine(source: Source, max = DISCORD_MAX_CHARS): string {
+  let title = source.title.trim() || source.fileName || 'Source';
+  if (title.length > MAX_TITLE) title = `${title.slice(0, MAX_TITLE - 1)}\u2026`;
+  const head = `[${source.number}] ${escapeMarkdown(title)}`;
+  const link = safeLink(source.link);
+  const line = link ? `${head} <${link}>` : head;
+  return line.length <= max ? line : head;
+}
+
+export function formatNotice(notice: Notice): string {
+  return `> \u26a0\ufe0f ${notice.text.replace(/\n+/g, ' ')}`;
+}
+
+/** Cuts text longer than max at the last newline or space before it (a guard: the renderer splits). */
+export function hardSplit(text: string, max: number): string[] {
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    let cut = rest.lastIndexOf('\n', max);
+    if (cut < max / 2) cut = rest.lastIndexOf(' ', max);
+    if (cut < max / 2) cut = max;
+    parts.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^[\n ]/, '');
+  }
+  parts.push(rest);
+  return parts;
+}
+
+/**
+ * The messages a final state takes: the first replaces the streamed message, the others are
+ * posted after it. Pieces (notice, sources) are packed greedily, never split inside a line.
+ */
+export function renderFinal(content: FinalContent, max = DISCORD_MAX_CHARS): string[] {
+  const messages = hardSplit(content.text.trimEnd(), max);
+  const pieces: string[] = [];
+  if (content.notice) pieces.push(formatNotice(content.notice));
+  if (content.sources.length > 0) {
+    const lines = content.sources.map((s) => formatSourceLine(s, max));
+    // The header travels with the first source so it never ends a message alone.
+    pieces.push(`**Sources**\n${lines[0]!}`, ...lines.slice(1));
+  }
+  for (const [index, piece] of pieces.entries()) {
+    const last = messages[messages.length - 1]!;
+    // Paragraph break before a new block, line break between sources.
+    const isSourceLine = content.sources.length > 0 && index > (content.notice ? 1 : 0);
+    const separator = last.trim() === '' ? '' : isSourceLine ? '\n' : '\n\n';
+    const joined = `${last}${separator}${piece}`;
+    if (joined.length <= max) messages[messages.length - 1] = joined;
+    else messages.push(piece);
+  }
+  return messages.map((m) => (m.trim() === '' ? EMPTY_PLACEHOLDER : m));
+}

@@ -1,0 +1,148 @@
+// A Discord ReplyTarget: post-and-edit through the engine's renderer. The renderer paces the
+// edits and keeps one in flight; this file turns Discord's answers into what the renderer
+// understands (429 → SurfaceRateLimitError), widens the channel's pace when Discord complains,
+// and makes the final edit land whatever happens.
+import { DiscordAPIError, RateLimitError, type Message, type MessageCreateOptions } from 'discord.js';
+import type { Logger } from 'pino';
+import {
+  SurfaceRateLimitError,
+  type FinalContent,
+  type ReplyMessage,
+  type ReplyTarget,
+  type SurfaceLimits,
+} from '../../src/bridge/types.js';
+import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
+import { DISCORD_MAX_CHARS, EMPTY_PLACEHOLDER, hardSplit, renderFinal } from './format.js';
+import type { ChannelPace } from './pace.js';
+
+/** The parts of a channel the reply uses (a thread, a DM, a text channel). */
+export interface ReplyChannel {
+  readonly id: string;
+  send(options: MessageCreateOptions): Promise<Message>;
+  sendTyping(): Promise<void>;
+}
+
+export interface DiscordReplyOptions {
+  channel: ReplyChannel;
+  /** Answer as replies to this message (when no thread could be made). */
+  replyTo?: Pick<Message, 'reply'>;
+  pace: ChannelPace;
+  logger: Logger;
+  /** Typing lasts ~10 s on Discord; the engine refreshes it this often. */
+  workingRefreshMs?: number;
+  /** Most attempts of the final edit while Discord keeps answering 429. */
+  finishAttempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const UNKNOWN_MESSAGE = 10008;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The retry delay of a 429 that discord.js surfaced, or undefined for other errors. */
+export function rateLimitDelay(error: unknown): number | undefined {
+  if (error instanceof RateLimitError) return Math.max(1, error.retryAfter);
+  if (error instanceof DiscordAPIError && error.status === 429) {
+    const body = error.rawError as { retry_after?: unknown };
+    return typeof body.retry_after === 'number' ? Math.ceil(body.retry_after * 1000) : 1000;
+  }
+  return undefined;
+}
+
+function visible(text: string): string {
+  const first = hardSplit(text, DISCORD_MAX_CHARS)[0] ?? '';
+  return first.trim() === '' ? EMPTY_PLACEHOLDER : first;
+}
+
+export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTarget {
+  const { channel, pace, logger } = options;
+  const sleep = options.sleep ?? defaultSleep;
+  const attempts = options.finishAttempts ?? 30;
+
+  const limits: SurfaceLimits = {
+    maxChars: DISCORD_MAX_CHARS,
+    // Read before every edit: the channel's pace right now (busy channel, recent 429s).
+    get minUpdateMs() {
+      return pace.intervalMs(channel.id);
+    },
+    workingRefreshMs: options.workingRefreshMs ?? 8000,
+  };
+
+  const post = (content: string): Promise<Message> =>
+    options.replyTo
+      ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY })
+      : channel.send({ content, allowedMentions: NO_MENTIONS });
+
+  /** Edits until Discord accepts it; a deleted message is posted anew. */
+  async function landEdit(message: Message, content: string): Promise<Message> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await message.edit({ content, allowedMentions: NO_MENTIONS });
+      } catch (error) {
+        const delay = rateLimitDelay(error);
+        if (delay !== undefined && attempt < attempts) {
+          pace.limited(channel.id, delay);
+          await sleep(delay);
+          continue;
+        }
+        if (error instanceof DiscordAPIError && error.code === UNKNOWN_MESSAGE) {
+          logger.warn({ channel: channel.id }, 'discord: answer message was deleted; posting anew');
+          return post(content);
+        }
+        throw error;
+      }
+    }
+  }
+
+  return {
+    limits,
+    async showWorking() {
+      try {
+        await channel.sendTyping();
+      } catch (error) {
+        // Typing is a courtesy: a 429 or a missing permission must not stop the answer.
+        logger.debug({ err: error, channel: channel.id }, 'discord: typing not shown');
+      }
+    },
+    async stopWorking() {
+      // Discord clears typing by itself when a message arrives or after ~10 s.
+    },
+    async openMessage(text: string): Promise<ReplyMessage> {
+      const release = pace.open(channel.id);
+      let message: Message;
+      try {
+        message = await post(visible(text));
+      } catch (error) {
+        release();
+        const delay = rateLimitDelay(error);
+        if (delay !== undefined) throw new SurfaceRateLimitError(delay);
+        throw error;
+      }
+      let shown = visible(text);
+      return {
+        async update(next: string) {
+          const content = visible(next);
+          if (content === shown) return;
+          try {
+            message = await message.edit({ content, allowedMentions: NO_MENTIONS });
+            shown = content;
+          } catch (error) {
+            const delay = rateLimitDelay(error);
+            if (delay === undefined) throw error;
+            pace.limited(channel.id, delay);
+            throw new SurfaceRateLimitError(delay);
+          }
+        },
+        async finish(content: FinalContent) {
+          try {
+            const [first, ...more] = renderFinal(content);
+            if (first !== undefined && first !== shown) message = await landEdit(message, first);
+            for (const extra of more) message = await post(extra);
+          } finally {
+            release();
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The Web API as the adapter uses it: every call paced per workspace and method, 429s turned into
+// SurfaceRateLimitError (and remembered), Slack's error codes surfaced as SlackCallError.
+import type { WebAPICallResult, WebClient } from '@slack/web-api';
+import { SurfaceRateLimitError } from '../../src/bridge/types.js';
+import { sleep, type Pacer } from './pacing.js';
+
+/** Slack answered ok:false (or the call failed on the way); `code` is Slack's error string. */
+export class SlackCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: string,
+    message = `${method} failed: ${code}`,
+  ) {
+    super(message);
+    this.name = 'SlackCallError';
+  }
+}
+
+export type Pace =
+  /** Wait for a token (calls that must go out: first words, final text, clearing state). */
+  | 'wait'
+  /** Throw SurfaceRateLimitError when no token is free now (updates: the renderer coalesces). */
+  | 'try';
+
+export type CallArgs = Record<string, unknown>;
+
+export interface SlackApi {
+  call(workspace: string, method: string, args: CallArgs, pace?: Pace): Promise<WebAPICallResult>;
+  /** Like call with pace 'wait', and waits out up to `attempts` 429s before giving up. */
+  deliver(
+    workspace: string,
+    method: string,
+    args: CallArgs,
+    attempts?: number,
+  ): Promise<WebAPICallResult>;
+}
+
+interface CodedError {
+  code?: string;
+  retryAfter?: number;
+  data?: { error?: string };
+  statusCode?: number;
+}
+
+export function createSlackApi(client: WebClient, pacer: Pacer): SlackApi {
+  const call = async (
+    workspace: string,
+    method: string,
+    args: CallArgs,
+    pace: Pace = 'wait',
+  ): Promise<WebAPICallResult> => {
+    if (pace === 'try') {
+      if (!pacer.tryTake(workspace, method)) {
+        throw new SurfaceRateLimitError(Math.max(1, pacer.delay(workspace, method)));
+      }
+    } else {
+      await pacer.take(workspace, method);
+    }
+    try {
+      return await client.apiCall(method, args);
+    } catch (error) {
+      const coded = error as CodedError;
+      if (coded.code === 'slack_webapi_rate_limited_error') {
+        const retryAfterMs = Math.max(1, (coded.retryAfter ?? 1) * 1000);
+        pacer.block(workspace, method, retryAfterMs);
+        throw new SurfaceRateLimitError(retryAfterMs, `${method}: rate limited by Slack`);
+      }
+      if (coded.code === 'slack_webapi_platform_error') {
+        throw new SlackCallError(method, coded.data?.error ?? 'unknown_error');
+      }
+      if (coded.code === 'slack_webapi_http_error') {
+        throw new SlackCallError(method, `http_${coded.statusCode ?? 'error'}`);
+      }
+      throw new SlackCallError(method, 'request_failed', `${method} failed: ${String(error)}`);
+    }
+  };
+
+  const deliver = async (
+    workspace: string,
+    method: string,
+    args: CallArgs,
+    attempts = 4,
+  ): Promise<WebAPICallResult> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call(workspace, method, args, 'wait');
+      } catch (error) {
+        if (!(error instanceof SurfaceRateLimitError) || attempt >= attempts) throw error;
+        await sleep(error.retryAfterMs);
+      }
+    }
+  };
+
+  return { call, deliver };
+}
+
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof SlackCallError ? error.code : undefined;
+}

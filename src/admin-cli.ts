@@ -1,0 +1,54 @@
+// `chatbridge admin <command …>`: the shared admin table from the shell. Talks to the configured
+// service, or to the embedded local service's data when none is configured.
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { renderText, runAdminLine } from './admin/index.js';
+import { loadConfig } from './config.js';
+import { startEmbeddedService, type EmbeddedService } from './embedded.js';
+import { createServiceClient } from './service/index.js';
+import { openState } from './state/index.js';
+
+/** Re-quotes argv so the admin parser sees the words the shell gave us. */
+export function joinArgs(args: string[]): string {
+  return args
+    .map((arg) => (/^[\w@%+=:,./#-]+$/.test(arg) ? arg : `"${arg.replace(/["\\]/g, '\\$&')}"`))
+    .join(' ');
+}
+
+export async function runAdminCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: { write(text: string): unknown },
+): Promise<number> {
+  const config = loadConfig(env);
+  const state = await openState(config.storeUrl);
+  let embedded: EmbeddedService | undefined;
+  try {
+    if (!config.service) embedded = await startEmbeddedService(config);
+    const client = createServiceClient({
+      baseUrl: config.service?.url ?? embedded!.url,
+      apiKey: config.service?.apiKey ?? embedded!.apiKey,
+    });
+    try {
+      const blocks = await runAdminLine(joinArgs(args.length > 0 ? args : ['help']), {
+        platform: 'console',
+        workspace: 'local',
+        channel: 'console',
+        userId: 'cli',
+        isAdmin: true,
+        client,
+        state,
+        async readFile(path: string) {
+          return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
+        },
+      });
+      out.write(`${renderText(blocks)}\n`);
+      return blocks.some((b) => b.kind === 'notice' && b.tone === 'error') ? 1 : 0;
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await embedded?.close();
+    await state.close();
+  }
+}

@@ -1,0 +1,105 @@
+// One error shape for every response: {"error": {"code", "message", "field"?}}. Known failures
+// become their status; anything unexpected becomes a 500 without internals (never a stack).
+import { isServiceError } from '../service/errors.js';
+import { UnsupportedFileTypeError } from './knowledge/types.js';
+
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly options: { field?: string; headers?: Record<string, string>; body?: unknown } = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+
+  static notFound(what: string): HttpError {
+    return new HttpError(404, 'not_found', `${what} not found`);
+  }
+
+  static badRequest(field: string, rule: string): HttpError {
+    return new HttpError(400, 'validation', `${field}: ${rule}`, { field });
+  }
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+const errorBody = (code: string, message: string, field?: string): ErrorBody => ({
+  error: field === undefined ? { code, message } : { code, message, field },
+});
+
+/** Fastify's own errors that are the caller's fault, mapped to what the caller should read. */
+function fromFastifyCode(code: string, limits: ErrorLimits): ErrorResponse | undefined {
+  const make = (status: number, c: string, message: string, field?: string) => ({
+    status,
+    body: errorBody(c, message, field),
+    headers: {},
+  });
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return make(400, 'invalid_json', 'body: must be valid JSON', 'body');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return make(413, 'too_large', `body: must be at most ${limits.bodyLimit} bytes`, 'body');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return make(413, 'too_large', `file: must be at most ${limits.maxUploadBytes} bytes`, 'file');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return make(415, 'unsupported_media_type', 'Content-Type must be application/json');
+    case 'FST_FILES_LIMIT':
+      return make(400, 'validation', 'file: send exactly one file per upload', 'file');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return make(400, 'validation', 'body: too many form fields', 'body');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return make(
+        400,
+        'validation',
+        'file: is required (send multipart/form-data with a file field)',
+        'file',
+      );
+    default:
+      return undefined;
+  }
+}
+
+export interface ErrorLimits {
+  bodyLimit: number;
+  maxUploadBytes: number;
+}
+
+export function toErrorResponse(error: unknown, limits: ErrorLimits): ErrorResponse {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      body: error.options.body ?? errorBody(error.code, error.message, error.options.field),
+      headers: error.options.headers ?? {},
+    };
+  }
+  if (isServiceError(error, 'validation')) {
+    return { status: 400, body: errorBody('validation', error.message, error.field), headers: {} };
+  }
+  if (error instanceof UnsupportedFileTypeError) {
+    return {
+      status: 415,
+      body: errorBody('unsupported_file_type', error.message, 'file'),
+      headers: {},
+    };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  const mapped = typeof code === 'string' ? fromFastifyCode(code, limits) : undefined;
+  if (mapped) return mapped;
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = error instanceof Error ? error.message : 'bad request';
+    return { status, body: errorBody('bad_request', message), headers: {} };
+  }
+  return { status: 500, body: errorBody('internal', 'internal error'), headers: {} };
+}

@@ -1,0 +1,43 @@
+// What the HTTP side needs from the knowledge side, in one injectable object. The default is
+// built from the modules in ./knowledge (see knowledge-default.ts); tests may pass their own.
+import type { CiteEntry } from '../service/types.js';
+import type { KnowledgeIndex, Passage } from './knowledge/types.js';
+
+export interface FetchedPage {
+  text: string;
+  /** The page's own title, when it has one. */
+  title?: string;
+}
+
+/** One earlier turn of the session, oldest first. */
+export interface Turn {
+  query: string;
+  response: string;
+}
+
+export interface AnswerRequest {
+  query: string;
+  passages: Passage[];
+  history: Turn[];
+  showCitations: boolean;
+  /** The answering agent's instructions and settings (used by a language model). */
+  prompt: string;
+  temperature?: number;
+}
+
+/** An answer being produced: pieces in order, then the citations of what was said. */
+export interface AnswerDraft {
+  pieces: AsyncIterable<string>;
+  /** Read after the last piece: entries keyed by the markers present in the text. */
+  citations(): Record<string, CiteEntry>;
+}
+
+export interface KnowledgePort {
+  index: KnowledgeIndex;
+  /** The text of an uploaded file; throws UnsupportedFileTypeError for a type it cannot read. */
+  extractText(fileName: string, bytes: Uint8Array, contentType?: string): Promise<string>;
+  /** Throws FetchFailedError (or any error) with the reason when the page cannot be read. */
+  fetchUrl(url: string, signal: AbortSignal): Promise<FetchedPage>;
+  answer(request: AnswerRequest, signal: AbortSignal): AnswerDraft;
+  close(): Promise<void>;
+}

@@ -1,0 +1,43 @@
+// PDF → text with pdfjs-dist's legacy build (the one that runs in Node without a DOM). In Node
+// pdfjs runs its worker in-process ("fake worker"), so no worker file needs to be configured.
+import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
+
+export async function pdfToText(bytes: Uint8Array): Promise<{ text: string; title?: string }> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // pdfjs takes ownership of (and detaches) the buffer it is given: hand it a copy.
+  const task = pdfjs.getDocument({
+    data: new Uint8Array(bytes),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
+  let doc;
+  try {
+    doc = await task.promise;
+  } catch (error) {
+    throw new Error(`not a readable PDF: ${(error as Error).message}`);
+  }
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      let text = '';
+      for (const item of content.items) {
+        if (!('str' in item)) continue;
+        const piece = item as TextItem;
+        text += piece.str + (piece.hasEOL ? '\n' : '');
+      }
+      pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
+      page.cleanup();
+    }
+    const info = (await doc.getMetadata().catch(() => undefined))?.info as
+      { Title?: unknown } | undefined;
+    const title = typeof info?.Title === 'string' ? info.Title.trim() : '';
+    const text = pages.filter((p) => p !== '').join('\n\n');
+    return title === '' ? { text } : { text, title };
+  } finally {
+    await doc.destroy();
+  }
+}

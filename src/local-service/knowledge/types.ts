@@ -1,0 +1,71 @@
+// The contract between the local service's HTTP side (routes, storage, agents, streaming) and
+// its knowledge side (text extraction, URL fetching, chunking, BM25 retrieval, answer writing).
+import type { CiteEntry } from '../../service/types.js';
+
+/** A data source's text, ready to be chunked and indexed. */
+export interface SourceText {
+  uuid: string;
+  chatbotUuid: string;
+  title: string;
+  /** qa, url, upload. */
+  type: string;
+  fileName: string;
+  link?: string;
+  text: string;
+}
+
+/** One retrieved chunk. */
+export interface Passage {
+  sourceUuid: string;
+  title: string;
+  fileName: string;
+  type: string;
+  link?: string;
+  /** Position of the chunk within its source (0-based). */
+  chunkIndex: number;
+  text: string;
+  /** BM25 score; higher is better. Comparable within one search only. */
+  score: number;
+}
+
+export interface SearchOptions {
+  /** Restrict to these sources; undefined searches every source of the chatbot. */
+  sourceUuids?: string[];
+  /** Most passages returned. Default 5. */
+  limit?: number;
+}
+
+export interface KnowledgeIndex {
+  /** Chunks and indexes a source (replacing any earlier text of it). */
+  add(source: SourceText): Promise<{ tokens: number; chunks: number }>;
+  /** Changes the title everywhere it is shown and searched. */
+  rename(sourceUuid: string, title: string): Promise<void>;
+  search(chatbotUuid: string, query: string, options?: SearchOptions): Promise<Passage[]>;
+  close(): Promise<void>;
+}
+
+/** Thrown by text extraction for a file type it does not read (the route answers 415). */
+export class UnsupportedFileTypeError extends Error {
+  constructor(
+    readonly fileName: string,
+    readonly accepted: readonly string[],
+  ) {
+    super(`file type not allowed: "${fileName}"; accepted: ${accepted.join(' ')}`);
+    this.name = 'UnsupportedFileTypeError';
+  }
+}
+
+/** Why a URL could not be read; becomes the data source's error reason. */
+export class FetchFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FetchFailedError';
+  }
+}
+
+/** An answer written from passages, before it is streamed. */
+export interface ComposedAnswer {
+  text: string;
+  /** Keyed by the marker used in text (for example "2.1" for [2.1]); empty without citations. */
+  citeData: Record<string, CiteEntry>;
+}

@@ -1,0 +1,63 @@
+// What a local service can be told at start, with the defaults that apply when it is not.
+import type { Logger } from '../log.js';
+import type { KnowledgePort } from './knowledge-port.js';
+
+/** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */
+export interface FaultOptions {
+  /** Wait this long before the first byte of a stream response. */
+  firstByteDelayMs?: number;
+  /** Answer stream requests with this HTTP status (e.g. 500, 503) instead of an answer. */
+  failStatus?: number;
+  /** Cut the connection after writing this many pieces (0 cuts before the first piece). */
+  cutAfterPieces?: number;
+}
+
+export interface LlmOptions {
+  /** An OpenAI-compatible base address, e.g. http://127.0.0.1:11434/v1. */
+  url: string;
+  model: string;
+  apiKey?: string;
+}
+
+export interface LocalServiceOptions {
+  /** Each key is its own user. At least one. */
+  apiKeys: string[];
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** memory://, sqlite://path or redis://…; default memory:// in code (the CLI defaults to SQLite). */
+  storeUrl?: string;
+  /** Pause between two streamed pieces. Default 0. */
+  streamDelayMs?: number;
+  /** Replaces the pause between pieces (tests release pieces one by one with it). */
+  pacer?: (pieceIndex: number, signal: AbortSignal) => Promise<void>;
+  llm?: LlmOptions;
+  /** Refuse URL sources on private, link-local and loopback addresses. Default false. */
+  refusePrivateUrls?: boolean;
+  /** Largest uploaded file. Default 10 MB. */
+  maxUploadBytes?: number;
+  /** Largest JSON body. Default 1 MB. */
+  bodyLimit?: number;
+  /** Largest text taken from one URL. Default 10 MB. */
+  maxFetchBytes?: number;
+  /** Time allowed for one URL fetch. Default 15 s. */
+  fetchTimeoutMs?: number;
+  faults?: FaultOptions;
+  /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
+  now?: () => number;
+  logger?: Logger;
+  /** Replaces the knowledge side (extraction, fetching, index, answers); default built from the store. */
+  knowledge?: KnowledgePort;
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  storeUrl: 'memory://',
+  maxUploadBytes: 10 * 1024 * 1024,
+  bodyLimit: 1024 * 1024,
+  maxFetchBytes: 10 * 1024 * 1024,
+  fetchTimeoutMs: 15_000,
+  rateLimit: [20, 240] as [number, number],
+  rateLimitMessage: 'Too many messages in a row: please wait a moment before sending more.',
+} as const;

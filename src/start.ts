@@ -1,0 +1,80 @@
+// `chatbridge start`: the composition root. Picks the service (configured, or the embedded
+// local service), opens the state store, builds the engine, and runs the platform adapters
+// whose tokens are present — or the console chat when there are none.
+import { createConsoleAdapter } from '../adapters/console/console.js';
+import { configuredPlatforms, createPlatformAdapters } from './platforms.js';
+import { createConversation } from './bridge/index.js';
+import { loadConfig } from './config.js';
+import { ensureDemoChatbot, startEmbeddedService, type EmbeddedService } from './embedded.js';
+import { createLogger } from './log.js';
+import { createServiceClient } from './service/index.js';
+import { openState } from './state/index.js';
+
+export interface StartIo {
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+}
+
+export async function start(io: StartIo): Promise<void> {
+  const config = loadConfig(io.env);
+  const platforms = configuredPlatforms(io.env);
+  // In the console chat, log lines would land in the conversation: only warnings by default.
+  const logger = createLogger({
+    level: io.env.LOG_LEVEL ?? (platforms.length === 0 ? 'warn' : config.logLevel),
+  });
+
+  const state = await openState(config.storeUrl, { logger });
+  let embedded: EmbeddedService | undefined;
+  if (!config.service) embedded = await startEmbeddedService(config);
+  const client = createServiceClient({
+    baseUrl: config.service?.url ?? embedded!.url,
+    apiKey: config.service?.apiKey ?? embedded!.apiKey,
+  });
+  let defaultChatbot = config.defaultChatbot;
+  if (embedded && !defaultChatbot) defaultChatbot = await ensureDemoChatbot(client, state, logger);
+
+  const conversation = createConversation({ client, state, defaultChatbot, logger });
+  const shutdown = async () => {
+    await client.close();
+    await embedded?.close();
+    await state.close();
+  };
+
+  if (platforms.length === 0) {
+    const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+    const console = createConsoleAdapter(
+      {
+        input: io.stdin,
+        output: io.stdout,
+        interactive,
+        greeting: embedded
+          ? `chatbridge: talking to the demo chatbot on the embedded local service (${embedded.url}).`
+          : `chatbridge: talking to ${config.service?.url}.`,
+      },
+      { conversation, client, state },
+    );
+    await console.start();
+    await console.done;
+    await shutdown();
+    return;
+  }
+
+  const adapters = await createPlatformAdapters(io.env, {
+    conversation,
+    client,
+    state,
+    logger,
+    admins: config.admins,
+    maxUploadBytes: config.maxUploadBytes,
+  });
+  for (const adapter of adapters) await adapter.start();
+  logger.info({ adapters: adapters.map((a) => a.name) }, 'chatbridge is running');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  logger.info('stopping');
+  for (const adapter of adapters) await adapter.stop();
+  await shutdown();
+}
