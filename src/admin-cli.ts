@@ -2,18 +2,11 @@
 // service, or to the embedded local service's data when none is configured.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { renderText, runAdminLine } from './admin/index.js';
+import { hasError, renderText, runAdminTokens } from './admin/index.js';
 import { loadConfig } from './config.js';
 import { startEmbeddedService, type EmbeddedService } from './embedded.js';
 import { createServiceClient } from './service/index.js';
 import { openState } from './state/index.js';
-
-/** Re-quotes argv so the admin parser sees the words the shell gave us. */
-export function joinArgs(args: string[]): string {
-  return args
-    .map((arg) => (/^[\w@%+=:,./#-]+$/.test(arg) ? arg : `"${arg.replace(/["\\]/g, '\\$&')}"`))
-    .join(' ');
-}
 
 export async function runAdminCli(
   args: string[],
@@ -30,7 +23,7 @@ export async function runAdminCli(
       apiKey: config.service?.apiKey ?? embedded!.apiKey,
     });
     try {
-      const blocks = await runAdminLine(joinArgs(args.length > 0 ? args : ['help']), {
+      const blocks = await runAdminTokens(args.length > 0 ? args : ['help'], {
         platform: 'console',
         workspace: 'local',
         channel: 'console',
@@ -43,7 +36,7 @@ export async function runAdminCli(
         },
       });
       out.write(`${renderText(blocks)}\n`);
-      return blocks.some((b) => b.kind === 'notice' && b.tone === 'error') ? 1 : 0;
+      return hasError(blocks) ? 1 : 0;
     } finally {
       await client.close();
     }

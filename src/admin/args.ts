@@ -27,7 +27,8 @@ export function bindWords(command: AdminCommand, words: readonly string[]): Admi
     raw[spec.name] = value;
   };
   for (let i = 0; i < words.length; i += 1) {
-    const word = words[i] as string;
+    // Chat clients and some keyboards turn "--" into an en or em dash.
+    const word = (words[i] as string).replace(/^[\u2013\u2014](?=[a-z])/i, '--');
     if (!flagsEnded && word === '--') {
       flagsEnded = true;
       continue;

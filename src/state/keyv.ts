@@ -101,7 +101,7 @@ async function connectRedis(
     connectedOnce = true;
     return client;
   } catch (err) {
-    client.destroy();
+    if (client.isOpen) client.destroy();
     const reason = maskUrl(err instanceof Error ? err.message : String(err));
     throw new Error(`store URL "${displayUrl}": cannot connect to Redis: ${reason}`);
   } finally {
@@ -141,7 +141,7 @@ export async function openKeyvStore(
   try {
     await open('__probe').get('probe');
   } catch (err) {
-    if (redis) redis.destroy();
+    if (redis?.isOpen) redis.destroy();
     const reason = maskUrl(err instanceof Error ? err.message : String(err));
     throw new Error(`store URL "${displayUrl}": cannot open: ${reason}`);
   }

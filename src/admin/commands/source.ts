@@ -47,18 +47,21 @@ async function addOrExisting(
   chatbotUuid: string,
   link: string | undefined,
   add: () => Promise<DataSource>,
-): Promise<AdminOutput[]> {
+): Promise<{ source: DataSource; added: boolean; output: AdminOutput[] }> {
   try {
     const source = await add();
     await record(ctx, chatbotUuid, source, link);
-    return [ok(`Added data source "${source.title}".`), sourceFields(source, link)];
+    const output = [ok(`Added data source "${source.title}".`), sourceFields(source, link)];
+    return { source, added: true, output };
   } catch (error) {
     if (!isServiceError(error, 'conflict') || !error.existing) throw error;
-    await record(ctx, chatbotUuid, error.existing, link);
-    return [
-      info(`This chatbot already has that data source: "${error.existing.title}".`),
-      sourceFields(error.existing, link),
+    const source = error.existing;
+    await record(ctx, chatbotUuid, source, link);
+    const output = [
+      info(`This chatbot already has that data source: "${source.title}".`),
+      sourceFields(source, link),
     ];
+    return { source, added: false, output };
   }
 }
 
@@ -79,7 +82,10 @@ const addQa: AdminCommand = {
       { question: args.question as string, answer: args.answer as string },
       ['question', 'answer'],
     );
-    return addOrExisting(ctx, uuid, undefined, () => ctx.client.addQaSource(uuid, input));
+    const { output } = await addOrExisting(ctx, uuid, undefined, () =>
+      ctx.client.addQaSource(uuid, input),
+    );
+    return output;
   },
 };
 
@@ -92,10 +98,10 @@ const addUrl: AdminCommand = {
   async run(ctx, args) {
     const { uuid } = await currentChatbot(ctx, args.chatbot);
     const input = checkedInput(validateUrlSource, { url: args.url as string }, ['url']);
-    const added = await addOrExisting(ctx, uuid, input.url, () =>
+    const { added, output } = await addOrExisting(ctx, uuid, input.url, () =>
       ctx.client.addUrlSource(uuid, input),
     );
-    return [...added, info('Web pages are fetched by the service in the background.')];
+    return added ? [...output, info('The service fetches the page in the background.')] : output;
   },
 };
 
@@ -124,14 +130,13 @@ const upload: AdminCommand = {
       },
       ['file'],
     );
-    const added = await addOrExisting(ctx, uuid, link, () => ctx.client.uploadSource(uuid, input));
+    const { source, output } = await addOrExisting(ctx, uuid, link, () =>
+      ctx.client.uploadSource(uuid, input),
+    );
     const title = args.title as string | undefined;
-    const source = added.find((block) => block.kind === 'fields');
-    const sourceUuid =
-      source?.kind === 'fields' ? source.fields.find(([k]) => k === 'UUID')?.[1] : undefined;
-    if (title === undefined || sourceUuid === undefined) return added;
-    const renamed = await ctx.client.renameSource(sourceUuid, { title });
-    await ctx.state.sources.update(sourceUuid, { title: renamed.title });
+    if (title === undefined || title === source.title) return output;
+    const renamed = await ctx.client.renameSource(source.uuid, { title });
+    await ctx.state.sources.update(source.uuid, { title: renamed.title });
     return [ok(`Uploaded "${file.name}" as "${renamed.title}".`), sourceFields(renamed, link)];
   },
 };

@@ -1,0 +1,122 @@
+// chatbridge's state: openState(url) gives the thread → session map, place bindings, the
+// registry of data sources, event de-duplication and per-thread locks on one store.
+//
+//   memory://                 this process only, gone on exit (tests, trials)
+//   sqlite://path             the embedded default; survives restarts; ONE process only
+//                             (dedup and locks are coordinated in process memory)
+//   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
+import { silentLogger, type Logger } from '../log.js';
+import { LocalDedup, RedisDedup } from './dedup.js';
+import { openKeyvStore, type StoreKind } from './keyv.js';
+import { Limiter } from './limiter.js';
+import { LocalThreadLocks } from './local-locks.js';
+import { KeyvBindingMap, KeyvSessionMap } from './maps.js';
+import { RedisThreadLocks } from './redis-locks.js';
+import { KeyvSourceIndex, KeyvSourceRegistry, RedisSourceIndex } from './sources.js';
+import type { StateStore } from './types.js';
+
+export type * from './types.js';
+export { LockLostError, LockUnavailableError } from './errors.js';
+export { maskUrl, storeKind } from './keyv.js';
+
+/** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
+export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
+
+export interface StateOptions {
+  /** Clock (ms since epoch) for dedup expiry on memory and SQLite. Default Date.now. */
+  now?: () => number;
+  logger?: Pick<Logger, 'warn'>;
+  /**
+   * Redis: lease TTL of a thread lock and heartbeat deadline of a waiter, i.e. how long a
+   * crashed replica can hold up a thread. Renewed every third of it. Default 15 s.
+   */
+  lockTtlMs?: number;
+  /** After this long a thread's lock passes on even if its job hangs (signal aborts). 10 min. */
+  maxLockLifetimeMs?: number;
+  /** Thread jobs running at once in this process; more wait, FIFO. Default 64. */
+  maxConcurrent?: number;
+  /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
+  keyPrefix?: string;
+  /** Redis: how long the first connection may take before openState fails. Default 5 s. */
+  connectTimeoutMs?: number;
+}
+
+export interface State extends StateStore {
+  readonly kind: StoreKind;
+  /** The store URL with any password masked, for logs. */
+  readonly displayUrl: string;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 1) {
+    throw new Error(`state option ${name}: must be a whole number of at least 1, got ${chosen}`);
+  }
+  return chosen;
+}
+
+export async function openState(url: string, options: StateOptions = {}): Promise<State> {
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? Date.now;
+  const lockTtlMs = positiveInteger('lockTtlMs', options.lockTtlMs, 15_000);
+  const maxLockLifetimeMs = positiveInteger(
+    'maxLockLifetimeMs',
+    options.maxLockLifetimeMs,
+    600_000,
+  );
+  if (lockTtlMs < 20) throw new Error(`state option lockTtlMs: must be at least 20 ms`);
+  if (maxLockLifetimeMs < lockTtlMs) {
+    throw new Error('state option maxLockLifetimeMs: must be at least lockTtlMs');
+  }
+  const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 64));
+  const prefix = options.keyPrefix ?? 'chatbridge';
+  if (!/^[\w.-]+$/.test(prefix)) {
+    throw new Error('state option keyPrefix: letters, digits, "_", "." and "-" only');
+  }
+
+  const store = await openKeyvStore(url, {
+    logger,
+    ...(options.connectTimeoutMs !== undefined
+      ? { connectTimeoutMs: options.connectTimeoutMs }
+      : {}),
+  });
+  // keyv namespaces are prefixed too: the local service may share this store.
+  const space = <V>(name: string) => store.namespace<V>(`${prefix}.${name}`);
+  try {
+    const redis = store.redis;
+    const sources = new KeyvSourceRegistry(
+      space('sources'),
+      redis ? new RedisSourceIndex(redis, prefix) : new KeyvSourceIndex(space('source-index')),
+    );
+    const locks = redis
+      ? await RedisThreadLocks.open({
+          redis,
+          prefix,
+          limiter,
+          lockTtlMs,
+          maxLockLifetimeMs,
+          logger,
+        })
+      : new LocalThreadLocks({ limiter, maxLockLifetimeMs, logger });
+    const dedup = redis ? new RedisDedup(redis, prefix) : new LocalDedup(space('dedup'), now);
+    if (dedup instanceof LocalDedup) await dedup.sweep();
+    let closing: Promise<void> | undefined;
+    return {
+      kind: store.kind,
+      displayUrl: store.displayUrl,
+      sessions: new KeyvSessionMap(space('sessions')),
+      bindings: new KeyvBindingMap(space('bindings')),
+      sources,
+      dedup,
+      locks,
+      close() {
+        // Locks first: they release leases through the connection the store closes.
+        closing ??= locks.close().then(() => store.close());
+        return closing;
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

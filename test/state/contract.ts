@@ -1,0 +1,254 @@
+// One contract every state store must meet (memory, SQLite, Redis).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { State, StateOptions } from '../../src/state/index.js';
+
+export interface StoreFactory {
+  /** Opens a store; the same factory reopens the same data when `persistent`. */
+  open(options?: StateOptions): Promise<State>;
+  persistent: boolean;
+}
+
+let counter = 0;
+/** A key no other test has used (stores may be shared between tests). */
+export const unique = (label: string) => `${label}-${process.pid}-${++counter}-${Date.now()}`;
+
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+/** Fails instead of hanging when an awaited event never comes. */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    }),
+  ]);
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function stateContract(name: string, factory: StoreFactory): void {
+  describe(`state contract: ${name}`, () => {
+    const opened: State[] = [];
+    const open = async (options?: StateOptions) => {
+      const state = await factory.open(options);
+      opened.push(state);
+      return state;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((state) => state.close()));
+    });
+
+    it('maps threads to sessions: set, get, replace, delete', async () => {
+      const state = await open();
+      const thread = unique('slack:T1:C1');
+      expect(await state.sessions.get(thread)).toBeUndefined();
+      const ref = { sessionUuid: 's-1', chatbotUuid: 'c-1', createdAt: '2025-01-01T00:00:00Z' };
+      await state.sessions.set(thread, ref);
+      expect(await state.sessions.get(thread)).toEqual(ref);
+      await state.sessions.set(thread, { ...ref, sessionUuid: 's-2' });
+      expect((await state.sessions.get(thread))?.sessionUuid).toBe('s-2');
+      await state.sessions.delete(thread);
+      expect(await state.sessions.get(thread)).toBeUndefined();
+      await expect(state.sessions.set('', ref)).rejects.toThrow(/threadKey/);
+    });
+
+    it('binds places to chatbots', async () => {
+      const state = await open();
+      const place = unique('discord:G1');
+      await state.bindings.set(place, 'bot-a');
+      await state.bindings.set(`${place}:C9`, 'bot-b');
+      expect(await state.bindings.get(place)).toBe('bot-a');
+      expect(await state.bindings.get(`${place}:C9`)).toBe('bot-b');
+      await state.bindings.delete(place);
+      expect(await state.bindings.get(place)).toBeUndefined();
+      await expect(state.bindings.set(place, '')).rejects.toThrow(/chatbotUuid/);
+    });
+
+    it('registers sources in order per chatbot, updates them, never lists one twice', async () => {
+      const state = await open();
+      const bot = unique('bot');
+      const other = unique('bot');
+      const at = '2025-01-01T00:00:00Z';
+      for (const n of [3, 1, 2]) {
+        await state.sources.add({
+          uuid: `${bot}-s${n}`,
+          chatbotUuid: bot,
+          title: `T${n}`,
+          type: 'url',
+          createdAt: at,
+        });
+      }
+      await state.sources.add({
+        uuid: `${other}-x`,
+        chatbotUuid: other,
+        title: 'X',
+        type: 'qa',
+        createdAt: at,
+      });
+      await state.sources.add({
+        uuid: `${bot}-s1`,
+        chatbotUuid: bot,
+        title: 'T1 again',
+        type: 'url',
+        createdAt: at,
+      });
+      await state.sources.update(`${bot}-s2`, { title: 'Renamed', link: 'https://example.org/2' });
+      const listed = await state.sources.list(bot);
+      expect(listed.map((s) => s.uuid)).toEqual([`${bot}-s3`, `${bot}-s1`, `${bot}-s2`]);
+      expect(listed.map((s) => s.title)).toEqual(['T3', 'T1 again', 'Renamed']);
+      expect((await state.sources.get(`${bot}-s2`))?.link).toBe('https://example.org/2');
+      expect(await state.sources.list(other)).toHaveLength(1);
+      expect(await state.sources.list(unique('none'))).toEqual([]);
+      await expect(state.sources.update(unique('missing'), { title: 'x' })).rejects.toThrow(
+        /not in the registry/,
+      );
+      await expect(
+        state.sources.add({ uuid: 'u', chatbotUuid: bot, title: '', type: 'url', createdAt: at }),
+      ).rejects.toThrow(/title/);
+    });
+
+    it('moves a source re-added under another chatbot', async () => {
+      const state = await open();
+      const [a, b, uuid] = [unique('bot'), unique('bot'), unique('src')];
+      const at = '2025-01-01T00:00:00Z';
+      await state.sources.add({ uuid, chatbotUuid: a, title: 'S', type: 'url', createdAt: at });
+      await state.sources.add({ uuid, chatbotUuid: b, title: 'S', type: 'url', createdAt: at });
+      expect(await state.sources.list(a)).toEqual([]);
+      expect((await state.sources.list(b)).map((s) => s.uuid)).toEqual([uuid]);
+    });
+
+    it('dedup: the first claim wins, later ones lose, even when concurrent', async () => {
+      const state = await open();
+      const key = unique('evt');
+      expect(await state.dedup.claim(key, 60_000)).toBe(true);
+      expect(await state.dedup.claim(key, 60_000)).toBe(false);
+      const racing = unique('evt');
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => state.dedup.claim(racing, 60_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      await expect(state.dedup.claim(unique('evt'), 0)).rejects.toThrow(/ttlMs/);
+    });
+
+    it('locks: 20 quick jobs on one thread run one at a time in call order', async () => {
+      const state = await open();
+      const thread = unique('thread');
+      const started: number[] = [];
+      let active = 0;
+      let maxActive = 0;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          state.locks.run(thread, async () => {
+            active += 1;
+            maxActive = Math.max(maxActive, active);
+            started.push(i);
+            await pause(Math.floor(Math.random() * 8));
+            active -= 1;
+            return i * 10;
+          }),
+        ),
+      );
+      expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(maxActive).toBe(1);
+      expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    });
+
+    it('locks: a failing job rejects its own run() and the thread carries on', async () => {
+      const state = await open();
+      const thread = unique('thread');
+      const order: string[] = [];
+      const first = state.locks.run(thread, async () => {
+        order.push('first');
+        throw new Error('boom');
+      });
+      const second = state.locks.run(thread, async () => {
+        order.push('second');
+        return 'ok';
+      });
+      await expect(first).rejects.toThrow('boom');
+      await expect(second).resolves.toBe('ok');
+      expect(order).toEqual(['first', 'second']);
+    });
+
+    it('locks: jobs of different threads overlap', async () => {
+      const state = await open();
+      const aStarted = deferred();
+      const bStarted = deferred();
+      // Each job waits until the other has started: only possible if they run in parallel.
+      const a = state.locks.run(unique('thread'), async () => {
+        aStarted.resolve();
+        await bStarted.promise;
+      });
+      const b = state.locks.run(unique('thread'), async () => {
+        bStarted.resolve();
+        await aStarted.promise;
+      });
+      await within(Promise.all([a, b]), 5_000, 'two threads to overlap');
+    });
+
+    it('locks: at most maxConcurrent jobs run at once, the rest wait their turn', async () => {
+      const state = await open({ maxConcurrent: 3 });
+      let active = 0;
+      let maxActive = 0;
+      const gate = deferred();
+      const reachedBound = deferred();
+      const jobs = Array.from({ length: 10 }, () =>
+        state.locks.run(unique('thread'), async () => {
+          active += 1;
+          maxActive = Math.max(maxActive, active);
+          if (active === 3) reachedBound.resolve();
+          await gate.promise;
+          await pause(2);
+          active -= 1;
+        }),
+      );
+      await within(reachedBound.promise, 5_000, 'three jobs running');
+      // Let anything that would break the bound get its chance to start.
+      await pause(30);
+      expect(active).toBe(3);
+      gate.resolve();
+      await Promise.all(jobs);
+      expect(maxActive).toBe(3);
+    });
+
+    it.runIf(factory.persistent)(
+      'keeps sessions, bindings and sources across a restart',
+      async () => {
+        const first = await factory.open();
+        const thread = unique('slack:T:C:1');
+        const bot = unique('bot');
+        const ref = { sessionUuid: 'sess', chatbotUuid: bot, createdAt: '2025-01-01T00:00:00Z' };
+        await first.sessions.set(thread, ref);
+        await first.bindings.set(`place-${bot}`, bot);
+        await first.sources.add({
+          uuid: `${bot}-1`,
+          chatbotUuid: bot,
+          title: 'Doc',
+          type: 'file',
+          createdAt: ref.createdAt,
+        });
+        const claimed = unique('evt');
+        expect(await first.dedup.claim(claimed, 60_000)).toBe(true);
+        await first.close();
+
+        const second = await open();
+        expect(await second.sessions.get(thread)).toEqual(ref);
+        expect(await second.bindings.get(`place-${bot}`)).toBe(bot);
+        expect((await second.sources.list(bot)).map((s) => s.title)).toEqual(['Doc']);
+        expect(await second.dedup.claim(claimed, 60_000)).toBe(false);
+      },
+    );
+
+    it('rejects new jobs once closed', async () => {
+      const state = await factory.open();
+      await state.close();
+      await expect(state.locks.run(unique('thread'), async () => 1)).rejects.toThrow(/closed/);
+    });
+  });
+}

@@ -1,0 +1,111 @@
+// memory:// and sqlite:// stores: the contract, plus what the injected clock and the
+// in-process queue make testable.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LockLostError, openState, type State } from '../../src/state/index.js';
+import { maskUrl, storeKind } from '../../src/state/keyv.js';
+import type { LocalThreadLocks } from '../../src/state/local-locks.js';
+import { deferred, stateContract, unique, within } from './contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chatbridge-state-'));
+const sqliteUrl = `sqlite://${join(dir, 'nested', 'state.sqlite')}`;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+stateContract('memory', { open: (options) => openState('memory://', options), persistent: false });
+stateContract('sqlite', { open: (options) => openState(sqliteUrl, options), persistent: true });
+
+for (const url of ['memory://', sqliteUrl]) {
+  describe(`local store ${storeKind(url)}`, () => {
+    it('dedup claims expire by the injected clock', async () => {
+      let now = 1_000_000;
+      const state = await openState(url, { now: () => now });
+      try {
+        const key = unique('evt');
+        expect(await state.dedup.claim(key, 1_000)).toBe(true);
+        now += 999;
+        expect(await state.dedup.claim(key, 1_000)).toBe(false);
+        now += 2;
+        expect(await state.dedup.claim(key, 1_000)).toBe(true);
+        expect(await state.dedup.claim(key, 1_000)).toBe(false);
+      } finally {
+        await state.close();
+      }
+    });
+
+    it('forgets a thread queue once it drains', async () => {
+      const state = await openState(url);
+      try {
+        const locks = state.locks as LocalThreadLocks;
+        const gate = deferred();
+        const jobs = [1, 2, 3].map((n) =>
+          state.locks.run('t', async () => (await gate.promise, n)),
+        );
+        expect(locks.activeThreads).toBe(1);
+        gate.resolve();
+        expect(await Promise.all(jobs)).toEqual([1, 2, 3]);
+        await new Promise((resolve) => setImmediate(resolve)); // after pending promise callbacks
+        expect(locks.activeThreads).toBe(0);
+      } finally {
+        await state.close();
+      }
+    });
+
+    it('passes the turn on after maxLockLifetimeMs and aborts the hung job', async () => {
+      const state = await openState(url, { lockTtlMs: 20, maxLockLifetimeMs: 40 });
+      try {
+        const aborted = deferred<unknown>();
+        const hung = state.locks.run('t', (signal) => {
+          signal.addEventListener('abort', () => aborted.resolve(signal.reason));
+          return new Promise<never>(() => {});
+        });
+        void hung;
+        const next = state.locks.run('t', async () => 'next ran');
+        await expect(within(next, 5_000, 'the next job')).resolves.toBe('next ran');
+        const reason = await aborted.promise;
+        expect(reason).toBeInstanceOf(LockLostError);
+        expect((reason as LockLostError).reason).toBe('max lifetime');
+      } finally {
+        await state.close();
+      }
+    });
+
+    it('aborts running jobs when closed', async () => {
+      const state: State = await openState(url);
+      const started = deferred<AbortSignal>();
+      const job = state.locks.run('t', (signal) => {
+        started.resolve(signal);
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+      });
+      const signal = await started.promise;
+      await state.close();
+      await job;
+      expect(signal.aborted).toBe(true);
+      expect((signal.reason as LockLostError).reason).toBe('store closed');
+    });
+  });
+}
+
+describe('openState options and URLs', () => {
+  it('names the URL rule, with the password masked', async () => {
+    await expect(openState('postgres://u:hunter2@db/x')).rejects.toThrow(
+      /must start with memory:\/\/, sqlite:\/\/ or redis:\/\//,
+    );
+    await expect(openState('postgres://u:hunter2@db/x')).rejects.not.toThrow(/hunter2/);
+  });
+
+  it('names a bad option', async () => {
+    await expect(openState('memory://', { maxConcurrent: 0 })).rejects.toThrow(/maxConcurrent/);
+    await expect(openState('memory://', { lockTtlMs: 1.5 })).rejects.toThrow(/lockTtlMs/);
+    await expect(
+      openState('memory://', { lockTtlMs: 1_000, maxLockLifetimeMs: 500 }),
+    ).rejects.toThrow(/maxLockLifetimeMs/);
+  });
+
+  it('masks passwords in URLs', () => {
+    expect(maskUrl('redis://user:p%40ss@host:6379/0')).toBe('redis://user:***@host:6379/0');
+    expect(maskUrl('redis://:secret@host')).toBe('redis://:***@host');
+    expect(maskUrl('redis://host:6379')).toBe('redis://host:6379');
+  });
+});
