@@ -3,6 +3,10 @@ import { formatTable, type BenchRow, type BenchSuite } from './table.js';
 
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   service: () => import('./service.js'),
+  'local-service': () => import('./local-service.js'),
+  bridge: () => import('./bridge.js'),
+  slack: () => import('./slack.js'),
+  discord: () => import('./discord.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -57,7 +57,11 @@ export interface Notice {
 }
 
 export interface FinalContent {
-  /** This message's final text (markdown, already split to fit maxChars). */
+  /**
+   * This message's final text (markdown, already split to fit maxChars). "" when the message
+   * only carries a notice (nothing was said before the failure); "…" (CONTINUATION_MARKER) for
+   * a message opened while streaming that the shorter final answer no longer needs.
+   */
   text: string;
   /** Sources, on the last message of an answer only. */
   sources: Source[];

@@ -33,7 +33,10 @@ export interface StateOptions {
   lockTtlMs?: number;
   /** After this long a thread's lock passes on even if its job hangs (signal aborts). 10 min. */
   maxLockLifetimeMs?: number;
-  /** Thread jobs running at once in this process; more wait, FIFO. Default 64. */
+  /**
+   * Thread jobs running at once in this process; more wait, FIFO. Default 1000: a safety net,
+   * since the engine's maxConcurrentStreams (200) is the bound on answers streaming at once.
+   */
   maxConcurrent?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
@@ -68,7 +71,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
   if (maxLockLifetimeMs < lockTtlMs) {
     throw new Error('state option maxLockLifetimeMs: must be at least lockTtlMs');
   }
-  const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 64));
+  const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
     throw new Error('state option keyPrefix: letters, digits, "_", "." and "-" only');

@@ -1,0 +1,64 @@
+// A minimal in-memory StateStore for engine tests: maps, and per-thread FIFO locks as promise
+// chains (the real stores are tested in test/state).
+import type {
+  SessionRef,
+  SourceRecord,
+  StateStore,
+  ThreadLocks,
+} from '../../../src/state/types.js';
+
+export class ChainLocks implements ThreadLocks {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  running = 0;
+  maxRunning = 0;
+
+  run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const previous = this.tails.get(threadKey) ?? Promise.resolve();
+    const result = previous.then(async () => {
+      this.running += 1;
+      this.maxRunning = Math.max(this.maxRunning, this.running);
+      try {
+        return await job(new AbortController().signal);
+      } finally {
+        this.running -= 1;
+      }
+    });
+    this.tails.set(
+      threadKey,
+      result.catch(() => {}),
+    );
+    return result;
+  }
+}
+
+export function memoryState() {
+  const sessions = new Map<string, SessionRef>();
+  const bindings = new Map<string, string>();
+  const sources = new Map<string, SourceRecord>();
+  const locks = new ChainLocks();
+  const state: StateStore = {
+    sessions: {
+      get: async (k) => sessions.get(k),
+      set: async (k, v) => void sessions.set(k, v),
+      delete: async (k) => void sessions.delete(k),
+    },
+    bindings: {
+      get: async (k) => bindings.get(k),
+      set: async (k, v) => void bindings.set(k, v),
+      delete: async (k) => void bindings.delete(k),
+    },
+    sources: {
+      add: async (r) => void sources.set(r.uuid, r),
+      get: async (uuid) => sources.get(uuid),
+      list: async (bot) => [...sources.values()].filter((r) => r.chatbotUuid === bot),
+      update: async (uuid, patch) => {
+        const r = sources.get(uuid);
+        if (r) sources.set(uuid, { ...r, ...patch });
+      },
+    },
+    dedup: { claim: async () => true },
+    locks,
+    close: async () => {},
+  };
+  return { state, sessions, bindings, sources, locks };
+}
