@@ -1,52 +1,99 @@
-// Logging with pino. Secrets never reach a log line: known secret-bearing keys are redacted
-// wherever they sit (two levels deep), and token-shaped strings are masked in messages too.
+// Logging with pino. Secrets never reach a log line: every argument and binding is copied through
+// a sanitiser before pino sees it. Secret-bearing keys (authorization, apiKey, …token, …secret,
+// password, cookie) are redacted at any depth; token-shaped text (Slack xoxb-/xapp-, Discord bot
+// tokens, "Bearer …") and the exact values of configured secrets are masked in every string,
+// error messages and stacks included.
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
 
-const SECRET_KEYS = [
-  'authorization',
-  'Authorization',
-  'apiKey',
-  'api_key',
-  'apikey',
-  'token',
-  'botToken',
-  'appToken',
-  'signingSecret',
-  'clientSecret',
-  'password',
-  'secret',
-  'cookie',
-  'x-api-key',
+const CENSOR = '[Redacted]';
+const MAX_DEPTH = 10;
+
+/** Environment variables whose values are masked wherever they appear. */
+const SECRET_ENV = [
+  'CHATBRIDGE_API_KEY',
+  'SERVICE_API_KEY',
   'SLACK_BOT_TOKEN',
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'DISCORD_TOKEN',
-  'CHATBRIDGE_API_KEY',
   'LLM_API_KEY',
 ];
 
-/** pino redact paths: each key at the top level, one level down, and in headers. */
-export const REDACT_PATHS = SECRET_KEYS.flatMap((key) => {
-  const safe = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
-  const join = (prefix: string) =>
-    safe.startsWith('[') ? `${prefix}${safe}` : `${prefix}.${safe}`;
-  return [safe, join('*'), join('headers'), join('req.headers'), join('*.headers')];
-});
+/** pino-style paths of the classic secret keys, kept for callers that build their own pino. */
+export const REDACT_PATHS = [
+  'authorization',
+  'apiKey',
+  'token',
+  'password',
+  'secret',
+  'cookie',
+].flatMap((key) => [key, `*.${key}`, `headers.${key}`, `*.headers.${key}`]);
 
-// Slack tokens (xoxb-, xoxp-, xapp-), Discord bot tokens, and "Bearer …" values.
+/** A key whose value is a secret, whatever its case or separators. */
+export function isSecretKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_\s]/g, '');
+  return (
+    /(authorization|apikey|token|secret|password|passwd|cookie|credentials?)$/.test(k) ||
+    k === 'xapikey'
+  );
+}
+
+// Slack tokens (xoxb-, xoxp-, xapp-, …), Discord bot tokens, and "Bearer …" values.
 const TOKEN_PATTERNS = [
-  /\bx(?:ox[abprs]|app)-[0-9A-Za-z-]{8,}/g,
-  /\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}/g,
+  /\bx(?:ox[abeoprs]|app)-[0-9A-Za-z-]{8,}/g,
+  /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}/g,
   /\bBearer\s+[^\s"',]+/gi,
 ];
 
-/** Masks token-shaped substrings in free text (messages, error strings). */
-export function maskSecrets(text: string): string {
+/** Masks token-shaped substrings (and the given exact secrets) in free text. */
+export function maskSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, '[Redacted]');
+  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, CENSOR);
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(CENSOR);
   return out;
+}
+
+function sanitiser(secrets: readonly string[]) {
+  const seen = new WeakSet<object>();
+
+  const copyError = (error: Error, depth: number): Error => {
+    // Same prototype, so pino's error serializer still reports the type (ServiceError, …).
+    const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
+    for (const key of Object.getOwnPropertyNames(error)) {
+      const descriptor = Object.getOwnPropertyDescriptor(error, key)!;
+      if (!('value' in descriptor)) continue;
+      const value = isSecretKey(key) ? CENSOR : walk(descriptor.value, depth + 1);
+      Object.defineProperty(copy, key, { ...descriptor, value, writable: true });
+    }
+    return copy;
+  };
+
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return maskSecrets(value, secrets);
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_DEPTH) return '[Object]';
+    if (seen.has(value)) return '[Circular]';
+    if (ArrayBuffer.isView(value) || value instanceof Date) return value;
+    seen.add(value);
+    try {
+      if (value instanceof Error) return copyError(value, depth);
+      if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+        return walk((value as { toJSON: () => unknown }).toJSON(), depth + 1);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(value)) {
+        out[key] =
+          isSecretKey(key) && inner != null && inner !== '' ? CENSOR : walk(inner, depth + 1);
+      }
+      return out;
+    } finally {
+      seen.delete(value);
+    }
+  };
+  return (value: unknown) => walk(value, 0);
 }
 
 export interface LogConfig {
@@ -54,32 +101,35 @@ export interface LogConfig {
   name?: string;
   /** Where lines go; defaults to stderr so stdout stays for the console chat. */
   destination?: DestinationStream;
+  /** Exact secret values (API keys without a recognisable shape) to mask everywhere. */
+  secrets?: string[];
 }
 
 export function createLogger(config: LogConfig = {}): Logger {
+  const fromEnv = SECRET_ENV.map((name) => process.env[name]).filter(
+    (value): value is string => typeof value === 'string',
+  );
+  // Very short values would mask ordinary words; real keys are long.
+  const secrets = [...(config.secrets ?? []), ...fromEnv].filter((s) => s.length >= 8);
+  const sanitise = sanitiser(secrets);
   const options: LoggerOptions = {
     name: config.name ?? 'chatbridge',
     level: config.level ?? process.env.LOG_LEVEL ?? 'info',
-    redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
     hooks: {
-      // Mask tokens that slipped into the message text itself.
       logMethod(args, method) {
-        const masked = args.map((arg) => (typeof arg === 'string' ? maskSecrets(arg) : arg));
-        method.apply(this, masked as Parameters<typeof method>);
-      },
-    },
-    formatters: {
-      log(object) {
-        // Error messages can quote request headers: mask them as well.
-        const err = object.err as { message?: unknown } | undefined;
-        if (err && typeof err.message === 'string') {
-          return { ...object, err: { ...err, message: maskSecrets(err.message) } };
-        }
-        return object;
+        const clean = args.map((arg) => sanitise(arg));
+        method.apply(this, clean as Parameters<typeof method>);
       },
     },
   };
-  return pino(options, config.destination ?? pino.destination(2));
+  const logger = pino(options, config.destination ?? pino.destination(2));
+  // Child bindings do not pass through logMethod. Children are created from their parent's
+  // prototype chain, so this one override covers grandchildren too.
+  const protoChild = Object.getPrototypeOf(logger).child as Logger['child'];
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return protoChild.call(this, sanitise(bindings) as typeof bindings, childOptions);
+  } as Logger['child'];
+  return logger;
 }
 
 /** A logger that writes nothing, for library use and tests that do not read logs. */

@@ -26,6 +26,7 @@ export class TextBody implements AnswerStream {
   private failure: unknown;
   private paused = false;
   private text = '';
+  private onSettle: (() => void) | undefined;
 
   constructor(
     private readonly body: Readable,
@@ -34,7 +35,6 @@ export class TextBody implements AnswerStream {
     private readonly mapError: (error: unknown) => unknown,
   ) {
     body.on('data', (chunk: Buffer) => {
-      scope.touch();
       this.bytesOfThisRead.push(chunk);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -56,6 +56,12 @@ export class TextBody implements AnswerStream {
 
   get received(): string {
     return this.text;
+  }
+
+  /** Runs fn once the body has ended, failed or been cancelled (now, if it already has). */
+  whenSettled(fn: () => void): void {
+    if (this.finished) fn();
+    else this.onSettle = fn;
   }
 
   cancel(_reason?: unknown): void {
@@ -107,6 +113,7 @@ export class TextBody implements AnswerStream {
     const chunks = this.bytesOfThisRead;
     if (chunks.length === 0) return;
     this.bytesOfThisRead = [];
+    this.scope.touch();
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.deliver(this.decoder.decode(bytes, { stream: true }));
   };
@@ -133,7 +140,9 @@ export class TextBody implements AnswerStream {
   private settle(error?: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.scope.end();
+    // Stop the phase timer; the call's total deadline stays with the client (retries may follow).
+    this.scope.holdPhase();
+    this.onSettle?.();
     if (error !== undefined) {
       this.failure = error instanceof ServiceError ? withPartialText(error, this.text) : error;
     }

@@ -1,0 +1,251 @@
+// Service client benchmarks: the stream reader's throughput and the latency it adds.
+// The server side is kept cheap on purpose (pre-built response bytes written to the raw socket
+// in 64 KB batches) so that the figure measures the client: undici's HTTP parsing, our
+// per-read grouping and the streaming UTF-8 decode, and the async iterator.
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { PassThrough } from 'node:stream';
+import { createServiceClient, DEFAULT_TIMEOUTS } from '../src/service/client.js';
+import { CallScope } from '../src/service/scope.js';
+import { TextBody } from '../src/service/stream.js';
+import { percentile, type BenchRow } from './table.js';
+
+const AREA = 'service client';
+const ANSWER_BYTES = 10 * 1024 * 1024;
+
+/** ~10 MB of text with multi-byte characters, cut into random 1-200 byte pieces. */
+function buildPieces(seed = 42): Buffer[] {
+  let state = seed;
+  const random = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+  const words = [
+    'the ',
+    'answer ',
+    'is ',
+    '42',
+    '\n\n',
+    ' ',
+    'café ',
+    '€ ',
+    '日本 ',
+    '👍 ',
+    'stream, ',
+  ];
+  const parts: string[] = [];
+  let size = 0;
+  while (size < ANSWER_BYTES) {
+    const word = words[Math.floor(random() * words.length)]!;
+    parts.push(word);
+    size += Buffer.byteLength(word);
+  }
+  const all = Buffer.from(parts.join('')).subarray(0, ANSWER_BYTES);
+  const pieces: Buffer[] = [];
+  // Byte cuts: multi-byte characters are split across pieces, as networks do.
+  for (let at = 0; at < all.length;) {
+    const length = 1 + Math.floor(random() * 200);
+    pieces.push(all.subarray(at, at + length));
+    at += length;
+  }
+  return pieces;
+}
+
+/** The whole HTTP response as bytes: one chunked-encoding frame per piece, or unframed. */
+function buildResponse(pieces: Buffer[], framing: 'chunked' | 'close'): Buffer {
+  if (framing === 'close') {
+    const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n';
+    return Buffer.concat([Buffer.from(head), ...pieces]);
+  }
+  const head =
+    'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n';
+  const frames: Buffer[] = [Buffer.from(head)];
+  for (const piece of pieces) {
+    frames.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'));
+  }
+  frames.push(Buffer.from('0\r\n\r\n'));
+  return Buffer.concat(frames);
+}
+
+/** A TCP server that reads the request head and writes the pre-built response in batches. */
+async function rawServer(response: Buffer): Promise<{ url: string; server: Server }> {
+  const server = createTcpServer((socket) => {
+    let head = '';
+    socket.on('data', (data) => {
+      head += data.toString('latin1');
+      if (!head.includes('\r\n\r\n') || socket.writableLength > 0) return;
+      for (let at = 0; at < response.length; at += 65_536) {
+        socket.write(response.subarray(at, at + 65_536));
+      }
+      socket.end();
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function throughput(framing: 'chunked' | 'close', pieces: Buffer[]): Promise<number> {
+  const expectedChars = Buffer.concat(pieces).toString('utf8').length;
+  const { url, server } = await rawServer(buildResponse(pieces, framing));
+  const client = createServiceClient({ baseUrl: url, apiKey: 'bench-key-0000' });
+  const runs: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const start = performance.now();
+    const stream = await client.streamMessage('bench', { query: 'q' });
+    let chars = 0;
+    for await (const piece of stream) chars += piece.length;
+    const seconds = (performance.now() - start) / 1000;
+    if (chars !== expectedChars) throw new Error(`stream lost text: ${chars} != ${expectedChars}`);
+    runs.push(ANSWER_BYTES / 1024 / 1024 / seconds);
+  }
+  await client.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  runs.sort((a, b) => a - b);
+  return runs[Math.floor(runs.length / 2)]!; // median of 5
+}
+
+/** The client's reader alone (grouping, streaming decode, iterator), fed from memory. */
+async function readerOnly(pieces: Buffer[]): Promise<number> {
+  const runs: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const source = new PassThrough();
+    const scope = new CallScope({ method: 'POST', path: '/bench' }, DEFAULT_TIMEOUTS);
+    const body = new TextBody(source, scope, (error) => error);
+    const start = performance.now();
+    // Feed one 64 KB "network read" of pieces per macrotask, as a socket would.
+    void (async () => {
+      let batch: Buffer[] = [];
+      let size = 0;
+      for (const piece of pieces) {
+        batch.push(piece);
+        size += piece.length;
+        if (size < 65_536) continue;
+        for (const p of batch) source.write(p);
+        batch = [];
+        size = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (const p of batch) source.write(p);
+      source.end();
+    })();
+    let chars = 0;
+    for await (const piece of body) chars += piece.length;
+    if (chars === 0) throw new Error('no text');
+    scope.end();
+    runs.push(ANSWER_BYTES / 1024 / 1024 / ((performance.now() - start) / 1000));
+  }
+  runs.sort((a, b) => a - b);
+  return runs[Math.floor(runs.length / 2)]!;
+}
+
+/** The machine's ceiling: the same bytes read from a raw socket, no HTTP, no decoding. */
+async function loopbackCeiling(pieces: Buffer[]): Promise<number> {
+  const response = buildResponse(pieces, 'close');
+  const { url, server } = await rawServer(response);
+  const port = Number(new URL(url).port);
+  const runs: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const start = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\n\r\n'));
+      let bytes = 0;
+      socket.on('data', (data) => (bytes += data.length));
+      socket.on('error', reject);
+      socket.on('end', () => (bytes === response.length ? resolve() : reject(new Error('short'))));
+    });
+    runs.push(ANSWER_BYTES / 1024 / 1024 / ((performance.now() - start) / 1000));
+  }
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  runs.sort((a, b) => a - b);
+  return runs[Math.floor(runs.length / 2)]!;
+}
+
+/** Time from the server writing a piece to the iterator handing it on, many times over. */
+async function addedLatency(rounds: number): Promise<number[]> {
+  let response!: (res: ServerResponse) => void;
+  const opened = new Promise<ServerResponse>((resolve) => (response = resolve));
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.flushHeaders();
+    response(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = createServiceClient({ baseUrl: url, apiKey: 'bench-key-0000' });
+  const stream = await client.streamMessage('bench', { query: 'q' });
+  const res = await opened;
+  let arrived: (at: number) => void = () => {};
+  const reader = (async () => {
+    for await (const _piece of stream) arrived(performance.now());
+  })();
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const got = new Promise<number>((resolve) => (arrived = resolve));
+    const sent = performance.now();
+    res.write(`piece ${round} `);
+    samples.push((await got) - sent);
+  }
+  res.end();
+  await reader;
+  await client.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return samples.slice(100); // drop the warm-up
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const pieces = buildPieces();
+  const chunked = await throughput('chunked', pieces);
+  const unframed = await throughput('close', pieces);
+  const ceiling = await loopbackCeiling(pieces);
+  const reader = await readerOnly(pieces);
+  const latency = await addedLatency(2100);
+  const p50 = percentile(latency, 50);
+  const p99 = percentile(latency, 99);
+  const mbps = (v: number) => `${v.toFixed(0)} MB/s`;
+  return [
+    {
+      area: AREA,
+      metric: `stream throughput (10 MB, ${pieces.length} pieces of 1-200 B, one HTTP chunk each)`,
+      value: mbps(chunked),
+      target: '>= 200 MB/s',
+      ok: chunked >= 200,
+    },
+    {
+      area: AREA,
+      metric: 'stream throughput (10 MB, same pieces, unframed body)',
+      value: mbps(unframed),
+      target: '>= 200 MB/s',
+      ok: unframed >= 200,
+    },
+    {
+      area: AREA,
+      metric: 'stream reader alone (same pieces from memory: grouping, UTF-8 decode, iterator)',
+      value: mbps(reader),
+      target: '>= 200 MB/s',
+      ok: reader >= 200,
+    },
+    {
+      area: AREA,
+      metric: 'loopback ceiling: same bytes from a raw socket (no HTTP, no decoding)',
+      value: mbps(ceiling),
+      target: '',
+    },
+    {
+      area: AREA,
+      metric: `stream added latency p50 (${latency.length} pieces, loopback)`,
+      value: `${p50.toFixed(3)} ms`,
+      target: '',
+    },
+    {
+      area: AREA,
+      metric: `stream added latency p99 (${latency.length} pieces, loopback)`,
+      value: `${p99.toFixed(3)} ms`,
+      target: '< 1 ms',
+      ok: p99 < 1,
+    },
+  ];
+}

@@ -1,0 +1,158 @@
+// One HTTP exchange with the service through undici: builds the URL and headers, sends,
+// and returns the status with the body as a TextBody. Transport failures become ServiceErrors
+// that carry the method and path only (never the key or the full URL).
+import { Agent, type Dispatcher, type FormData } from 'undici';
+import type { ServiceTimeouts } from './api.js';
+import { ServiceError } from './errors.js';
+import type { CallScope } from './scope.js';
+import { TextBody } from './stream.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base, starting with /api/v1/, ids already encoded. */
+  path: string;
+  accept: string;
+  /** Builds the body afresh for each attempt (a multipart stream cannot be replayed). */
+  body?: () => string | FormData;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: TextBody;
+}
+
+/** Errors that prove the request never left this machine: safe to retry for any method. */
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  // Node's happy-eyeballs connect reports an AggregateError of the per-address failures.
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
+  return e.cause === undefined ? undefined : errorCode(e.cause);
+}
+
+/** True when the failure happened while connecting, before any byte of the request was sent. */
+export function neverReachedServer(error: unknown): boolean {
+  return error instanceof ServiceError && CONNECT_CODES.has(errorCode(error.cause) ?? '');
+}
+
+export interface TransportConfig {
+  baseUrl: string;
+  apiKey: string;
+  timeouts: ServiceTimeouts;
+  connections: number;
+  dispatcher?: Dispatcher;
+}
+
+export class Transport {
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly authorization: string;
+
+  constructor(config: TransportConfig) {
+    let url: URL;
+    try {
+      url = new URL(config.baseUrl);
+    } catch {
+      throw ServiceError.validation('baseUrl', 'must be an absolute http(s) address');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw ServiceError.validation('baseUrl', 'must use http or https');
+    }
+    if (typeof config.apiKey !== 'string' || config.apiKey.trim() === '') {
+      throw ServiceError.validation('apiKey', 'is required');
+    }
+    this.origin = url.origin;
+    // Tolerate a trailing slash and a base given with the /api/v1 suffix already on it.
+    this.basePath = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+    this.authorization = `Bearer ${config.apiKey}`;
+    this.ownsDispatcher = config.dispatcher === undefined;
+    this.dispatcher =
+      config.dispatcher ??
+      new Agent({
+        connections: config.connections,
+        // Below common server idle timeouts (Node's 5 s), so we rarely reuse a socket the
+        // server is closing: a POST sent on one could not be retried safely.
+        keepAliveTimeout: 4_000,
+        connect: { timeout: config.timeouts.connectMs },
+      });
+  }
+
+  async send(request: HttpRequest, scope: CallScope): Promise<HttpResponse> {
+    if (scope.aborted) throw scope.reason;
+    const headers: Record<string, string> = {
+      authorization: this.authorization,
+      accept: request.accept,
+      'user-agent': 'chatbridge',
+    };
+    const body = request.body?.();
+    // undici sets the multipart Content-Type (with its boundary) itself.
+    if (typeof body === 'string') headers['content-type'] = 'application/json';
+    scope.armFirstByte();
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.dispatcher.request({
+        origin: this.origin,
+        path: this.basePath + request.path,
+        method: request.method,
+        headers,
+        body,
+        signal: scope.signal,
+        // Our own timers (CallScope) measure first byte and idle time; undici's are off.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      throw transportError(error, scope);
+    }
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: new TextBody(response.body, scope, (error) => transportError(error, scope)),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+/** A failure below HTTP (connect, reset, abort) as what the caller should see. */
+export function transportError(error: unknown, scope: CallScope): unknown {
+  if (scope.aborted) return scope.reason;
+  if (error instanceof ServiceError) return error;
+  const { method, path } = scope.where;
+  const code = errorCode(error) ?? 'unknown';
+  const details = { method, path, cause: error };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ServiceError('timeout', `${method} ${path}: connect timed out`, details);
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new ServiceError('timeout', `${method} ${path}: response timed out`, details);
+  }
+  if (CONNECT_CODES.has(code)) {
+    return new ServiceError(
+      'unavailable',
+      `${method} ${path}: cannot connect to the service (${code})`,
+      details,
+    );
+  }
+  return new ServiceError(
+    'unavailable',
+    `${method} ${path}: connection to the service failed (${code})`,
+    details,
+  );
+}
