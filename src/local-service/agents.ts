@@ -42,7 +42,8 @@ function escalationSettings(
     human_requested_message: change.human_requested_message ?? base.human_requested_message,
     live_chat_start_announcement:
       change.live_chat_start_announcement ?? base.live_chat_start_announcement,
-    live_chat_end_announcement: change.live_chat_end_announcement ?? base.live_chat_end_announcement,
+    live_chat_end_announcement:
+      change.live_chat_end_announcement ?? base.live_chat_end_announcement,
     monitored_messages: Array.isArray(change.monitored_messages)
       ? change.monitored_messages
       : base.monitored_messages,

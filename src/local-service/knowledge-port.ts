@@ -28,8 +28,10 @@ export interface AnswerRequest {
 /** An answer being produced: pieces in order, then the citations of what was said. */
 export interface AnswerDraft {
   pieces: AsyncIterable<string>;
-  /** Read after the last piece: entries keyed by the markers present in the text. */
-  citations(): Record<string, CiteEntry>;
+  /** Read after the last piece, given the whole text: entries keyed by its markers. */
+  citations(text: string): Record<string, CiteEntry>;
+  /** Read after the last piece: why the writer stopped ("stop" when not given). */
+  finishReason?(): string;
 }
 
 export interface KnowledgePort {

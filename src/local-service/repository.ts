@@ -122,15 +122,19 @@ export class Repository {
   /** Changes a stored source under its lock, so a background fetch and a rename do not clash. */
   updateSource(
     uuid: string,
-    change: (record: SourceRecord) => SourceRecord,
+    change: (record: SourceRecord) => Promise<SourceRecord> | SourceRecord,
   ): Promise<SourceRecord | undefined> {
     return this.lock.run(`source:${uuid}`, async () => {
       const current = await this.sources.get(uuid);
       if (!current) return undefined;
-      const next = change(current);
+      const next = await change(current);
       await this.sources.set(uuid, next);
       return next;
     });
+  }
+  /** Runs work alone for a key (e.g. one upload of the same bytes at a time). */
+  exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.lock.run(`x:${key}`, work);
   }
   lookup(key: string): Promise<string | undefined> {
     return this.lookups.get(key);

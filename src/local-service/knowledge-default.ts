@@ -1,0 +1,89 @@
+// The default knowledge side, built from the modules in ./knowledge: extraction, URL fetching,
+// the BM25 index kept in the same store, and the extractive answer writer (or a language
+// model when one is configured).
+import type { KeyvStore } from '../state/keyv.js';
+import type { AnswerDraft, KnowledgePort } from './knowledge-port.js';
+import {
+  citedIn,
+  composeAnswer,
+  createKnowledgeIndex,
+  extractText,
+  fetchUrlText,
+  splitIntoPieces,
+  streamLlmAnswer,
+} from './knowledge/index.js';
+import type { LlmOptions } from './options.js';
+import { fromArray } from './pieces.js';
+
+export interface DefaultKnowledgeOptions {
+  refusePrivateUrls: boolean;
+  maxFetchBytes: number;
+  fetchTimeoutMs: number;
+  llm?: LlmOptions;
+}
+
+/** Settles with the work, or rejects as soon as the signal aborts (the work is left to end). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+export async function createDefaultKnowledge(
+  store: KeyvStore,
+  options: DefaultKnowledgeOptions,
+): Promise<KnowledgePort> {
+  const index = await createKnowledgeIndex(store);
+  return {
+    index,
+    async extractText(fileName, bytes, contentType) {
+      return (await extractText({ fileName, bytes, contentType })).text;
+    },
+    async fetchUrl(url, signal) {
+      const page = await untilAborted(
+        fetchUrlText(url, {
+          refusePrivate: options.refusePrivateUrls,
+          maxBytes: options.maxFetchBytes,
+          timeoutMs: options.fetchTimeoutMs,
+        }),
+        signal,
+      );
+      return { text: page.text, title: page.title };
+    },
+    answer(request, signal): AnswerDraft {
+      const llm = options.llm;
+      if (llm) {
+        const answer = streamLlmAnswer(
+          { url: llm.url, model: llm.model, apiKey: llm.apiKey },
+          {
+            prompt: request.prompt,
+            temperature: request.temperature ?? 0.2,
+            query: request.query,
+            passages: request.passages,
+            history: request.history,
+            citations: request.showCitations,
+            signal,
+          },
+        );
+        return {
+          pieces: answer,
+          // Only the markers the model actually wrote are kept.
+          citations: (text) => citedIn(text, answer.citeData),
+          finishReason: () => answer.finishReason,
+        };
+      }
+      const composed = composeAnswer(request.query, request.passages, {
+        citations: request.showCitations,
+        history: request.history,
+      });
+      return {
+        pieces: fromArray(splitIntoPieces(composed.text)),
+        citations: () => composed.citeData,
+      };
+    },
+    close: () => index.close(),
+  };
+}

@@ -1,0 +1,149 @@
+// The local service: Fastify serving the 15 endpoints of the chatbot service interface, with
+// storage in keyv, startable in-process on a free loopback port.
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { silentLogger } from '../log.js';
+import { openKeyvStore } from '../state/keyv.js';
+import { KeyRing } from './auth.js';
+import { type ChatDeps, delayPacer } from './chat.js';
+import { HttpError, toErrorResponse } from './http-errors.js';
+import { Ingestor } from './ingest.js';
+import { createDefaultKnowledge } from './knowledge-default.js';
+import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
+import { SlidingWindowLimiter } from './rate-limit.js';
+import { Repository } from './repository.js';
+import { agentRoutes } from './routes/agents.js';
+import { chatbotRoutes } from './routes/chatbots.js';
+import type { RouteContext } from './routes/context.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { sourceRoutes } from './routes/sources.js';
+import { tagRoutes } from './routes/tags.js';
+
+export interface LocalService {
+  /** Base address, e.g. http://127.0.0.1:40123 (paths add /api/v1/…). */
+  url: string;
+  port: number;
+  host: string;
+  /** The store URL with any password masked. */
+  store: string;
+  /** Changes fault injection while running (tests, demos). */
+  setFaults(faults: FaultOptions): void;
+  /** Resolves when every background URL fetch started so far has finished. */
+  drain(): Promise<void>;
+  /** Stops listening, ends open streams, closes the store. */
+  close(): Promise<void>;
+  /** The Fastify instance (for inject() in tests). */
+  app: FastifyInstance;
+}
+
+function registerJsonParser(app: FastifyInstance): void {
+  // Fastify's own parser (prototype-poisoning safe), except that an empty body is no body:
+  // session/create takes an optional body and clients send none with a JSON content type.
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    parse(request, text, done);
+  });
+}
+
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const keys = new KeyRing(options.apiKeys);
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? DEFAULTS.host;
+  const maxUploadBytes = options.maxUploadBytes ?? DEFAULTS.maxUploadBytes;
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  const store = await openKeyvStore(options.storeUrl ?? DEFAULTS.storeUrl);
+  const knowledge =
+    options.knowledge ??
+    (await createDefaultKnowledge(store, {
+      refusePrivateUrls: options.refusePrivateUrls ?? false,
+      maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
+      fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
+      llm: options.llm,
+    }));
+  const repo = new Repository(store);
+  const ingestor = new Ingestor(repo, knowledge, now, logger);
+  const closing = new AbortController();
+  let faults: FaultOptions = { ...(options.faults ?? {}) };
+  const chat: ChatDeps = {
+    repo,
+    knowledge,
+    limiter: new SlidingWindowLimiter(now),
+    now,
+    pace: options.pacer ?? delayPacer(options.streamDelayMs ?? 0),
+    faults: () => faults,
+    signal: closing.signal,
+    logger,
+  };
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Per-request lines off: errors are logged by the error handler, without headers.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    forceCloseConnections: true,
+  });
+  registerJsonParser(app);
+  await app.register(multipart, { limits: { fileSize: maxUploadBytes, files: 1 } });
+  app.decorateRequest('owner', '');
+  app.addHook('onRequest', async (request) => {
+    request.owner = keys.authenticate(request.headers.authorization);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const response = toErrorResponse(error, { bodyLimit, maxUploadBytes });
+    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply.code(response.status).headers(response.headers).send(response.body);
+  });
+  app.setNotFoundHandler((request) => {
+    throw new HttpError(
+      404,
+      'not_found',
+      `no such endpoint: ${request.method} ${request.url.split('?')[0]}`,
+    );
+  });
+
+  const ctx: RouteContext = { repo, ingestor, chat, now, maxUploadBytes };
+  chatbotRoutes(app, ctx);
+  agentRoutes(app, ctx);
+  sourceRoutes(app, ctx);
+  tagRoutes(app, ctx);
+  sessionRoutes(app, ctx);
+
+  try {
+    await app.listen({ port: options.port ?? 0, host });
+  } catch (error) {
+    await knowledge.close();
+    await store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  await ingestor.resume();
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    host,
+    store: store.displayUrl,
+    app,
+    setFaults(next) {
+      faults = { ...next };
+    },
+    drain: () => ingestor.drain(),
+    close() {
+      closed ??= (async () => {
+        closing.abort(new Error('service closing'));
+        await app.close();
+        await ingestor.close();
+        await knowledge.close();
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}

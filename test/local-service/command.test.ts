@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { runServiceCommand, serviceOptionsFrom } from '../../src/local-service/index.js';
+
+describe('service options', () => {
+  it('reads flags, with repeated keys, over the environment', () => {
+    const options = serviceOptionsFrom(
+      [
+        '--port',
+        '9000',
+        '--api-key',
+        'one',
+        '--api-key',
+        'two',
+        '--store',
+        'memory://',
+        '--host',
+        '0.0.0.0',
+        '--stream-delay-ms',
+        '25',
+        '--refuse-private-urls',
+        '--max-upload-bytes',
+        '2048',
+        '--llm-url',
+        'http://127.0.0.1:11434/v1',
+        '--llm-model',
+        'llama3',
+        '--fault-status',
+        '503',
+        '--fault-cut-after',
+        '4',
+      ],
+      {
+        CHATBRIDGE_SERVICE_PORT: '1234',
+        CHATBRIDGE_SERVICE_API_KEYS: 'env-key',
+        LLM_API_KEY: 'sk-llm',
+      },
+    );
+    expect(options).toMatchObject({
+      port: 9000,
+      apiKeys: ['one', 'two'],
+      storeUrl: 'memory://',
+      host: '0.0.0.0',
+      streamDelayMs: 25,
+      refusePrivateUrls: true,
+      maxUploadBytes: 2048,
+      llm: { url: 'http://127.0.0.1:11434/v1', model: 'llama3', apiKey: 'sk-llm' },
+      faults: { failStatus: 503, cutAfterPieces: 4 },
+    });
+  });
+
+  it('falls back to the environment, then to defaults (SQLite under ./data)', () => {
+    const fromEnv = serviceOptionsFrom([], {
+      CHATBRIDGE_SERVICE_API_KEYS: 'a, b ,',
+      CHATBRIDGE_SERVICE_PORT: '8001',
+      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS: 'true',
+      CHATBRIDGE_SERVICE_DATA_DIR: '/tmp/ls-data',
+    });
+    expect(fromEnv).toMatchObject({
+      apiKeys: ['a', 'b'],
+      port: 8001,
+      host: '127.0.0.1',
+      refusePrivateUrls: true,
+    });
+    expect(fromEnv.storeUrl).toBe('sqlite:///tmp/ls-data/local-service.sqlite');
+    const defaults = serviceOptionsFrom(['--api-key', 'k'], {});
+    expect(defaults.port).toBe(8787);
+    expect(defaults.storeUrl).toBe(`sqlite://${resolve('data', 'local-service.sqlite')}`);
+    expect(defaults.llm).toBeUndefined();
+  });
+
+  it.each([
+    [[], /--api-key/],
+    [['--api-key', 'k', '--port', '70000'], /--port: must be a whole number from 0 to 65535/],
+    [['--api-key', 'k', '--stream-delay-ms', 'soon'], /--stream-delay-ms/],
+    [['--api-key', 'k', '--llm-url', 'http://x'], /--llm-model/],
+    [['--api-key', 'k', '--fault-status', '200'], /--fault-status/],
+    [['--api-key', 'k', '--bogus'], /bogus/],
+  ])('refuses %j', async (argv, message) => {
+    const errors: string[] = [];
+    const code = await runServiceCommand(
+      argv,
+      {},
+      { err: (line) => errors.push(line), out: () => undefined },
+    );
+    expect(code).toBe(2);
+    expect(errors.join('\n')).toMatch(message);
+  });
+});
+
+describe('runServiceCommand', () => {
+  it('prints one line with its address, serves, and stops when told', async () => {
+    const lines: string[] = [];
+    const stop = new AbortController();
+    let announce!: () => void;
+    const ready = new Promise<void>((r) => (announce = r));
+    const running = runServiceCommand(
+      ['--port', '0', '--api-key', 'secret-key-1', '--store', 'memory://'],
+      {},
+      {
+        out: (line) => {
+          lines.push(line);
+          announce();
+        },
+        signal: stop.signal,
+      },
+    );
+    await ready;
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('secret-key-1');
+    const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(lines[0]!)?.[1];
+    expect(url).toBeDefined();
+    const res = await request(`${url}/api/v1/chatbots`, {
+      headers: { authorization: 'Bearer secret-key-1' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual([]);
+    stop.abort();
+    expect(await running).toBe(0);
+    await expect(request(`${url}/api/v1/chatbots`)).rejects.toThrow();
+  });
+
+  it('stops cleanly on SIGTERM as its own process', async () => {
+    const script = resolve(import.meta.dirname, 'fixtures/run-service.ts');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', script, '--port', '0', '--api-key', 'k1', '--store', 'memory://'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+      },
+    );
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const url = /(http:\/\/\S+:\d+)/.exec(line)?.[1];
+      const res = await request(`${url}/api/v1/chatbots`, {
+        headers: { authorization: 'Bearer k1' },
+      });
+      expect(res.statusCode).toBe(200);
+      await res.body.dump();
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
