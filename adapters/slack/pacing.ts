@@ -17,6 +17,8 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
 export interface PacerOptions {
   /** Calls per minute by method; methods not listed are not paced. */
   limits?: Readonly<Record<string, number>>;
+  /** Length of the window the limits count over; Slack's is a minute (benchmarks compress it). */
+  windowMs?: number;
   now?: () => number;
 }
 
@@ -34,9 +36,11 @@ export class Pacer {
   private readonly buckets = new Map<string, Bucket>();
   private readonly limits: Readonly<Record<string, number>>;
   private readonly now: () => number;
+  private readonly windowMs: number;
 
   constructor(options: PacerOptions = {}) {
     this.limits = options.limits ?? METHOD_LIMITS;
+    this.windowMs = options.windowMs ?? 60_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -45,7 +49,7 @@ export class Pacer {
     if (perMinute === undefined) return undefined;
     const capacity = Math.max(1, Math.floor(perMinute / 4));
     // 5% headroom keeps float rounding and clock skew with the server on the safe side.
-    const perMs = (Math.max(0, perMinute - capacity) * 0.95) / 60_000;
+    const perMs = (Math.max(0, perMinute - capacity) * 0.95) / this.windowMs;
     return { capacity, perMs };
   }
 
@@ -76,7 +80,7 @@ export class Pacer {
     const blocked = Math.max(0, bucket.blockedUntil - now);
     if (bucket.tokens >= 1) return blocked;
     const perMs = this.shape(method)!.perMs;
-    const refill = perMs > 0 ? Math.ceil((1 - bucket.tokens) / perMs) : 60_000;
+    const refill = perMs > 0 ? Math.ceil((1 - bucket.tokens) / perMs) : this.windowMs;
     return Math.max(blocked, refill);
   }
 

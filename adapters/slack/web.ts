@@ -97,3 +97,10 @@ export function createSlackApi(client: WebClient, pacer: Pacer): SlackApi {
 export function errorCode(error: unknown): string | undefined {
   return error instanceof SlackCallError ? error.code : undefined;
 }
+
+/** The ts of the message a call created; a reply without one is a broken contract. */
+export function messageTs(result: WebAPICallResult, method: string): string {
+  const ts = (result as { ts?: unknown }).ts;
+  if (typeof ts !== 'string' || ts === '') throw new SlackCallError(method, 'missing_ts');
+  return ts;
+}

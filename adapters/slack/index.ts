@@ -1,0 +1,151 @@
+// The Slack surface: a Bolt app (Socket Mode with an app token, else HTTP at /slack/events) that
+// turns mentions, thread follow-ups and DMs into conversation turns, and runs /chatbridge.
+import type { AddressInfo } from 'node:net';
+import { App } from '@slack/bolt';
+import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
+import { silentLogger, type Logger } from '../../src/log.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import type { StateStore } from '../../src/state/types.js';
+import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
+import { boltLogger } from './bolt-logger.js';
+import type { SlackAdapterConfig } from './config.js';
+import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
+import { WorkspaceFeatures } from './features.js';
+import { Pacer } from './pacing.js';
+import { SlackUsers } from './users.js';
+import { createSlackApi } from './web.js';
+
+export { slackConfigFromEnv, SlackConfigError, type SlackAdapterConfig } from './config.js';
+export { createSlackReplyTarget, slackLimits } from './reply.js';
+export type { AdminRunner } from './admin.js';
+
+export interface SlackAdapterDeps {
+  conversation: Conversation;
+  state: StateStore;
+  /** The service client admin commands use. */
+  client: ServiceClient;
+  /** The admin table; the shared one by default. */
+  admin?: AdminRunner;
+  logger?: Logger;
+  now?: () => number;
+  /** Calls per minute per workspace and method (tests, benchmarks); Slack's tiers by default. */
+  methodLimits?: Readonly<Record<string, number>>;
+  /** The window methodLimits count over (default a minute; benchmarks compress time). */
+  methodWindowMs?: number;
+}
+
+export interface SlackAdapter extends ChatAdapter {
+  readonly app: App;
+  /** HTTP mode: the port listened on, once started. */
+  readonly port: number | undefined;
+  /** Resolves when no answer is in progress (tests, graceful shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createSlackAdapter(
+  config: SlackAdapterConfig,
+  deps: SlackAdapterDeps,
+): SlackAdapter {
+  const logger = deps.logger ?? silentLogger;
+  const now = deps.now ?? Date.now;
+  // Our pacing decides when calls go out: no silent retries or queueing inside the client.
+  const clientOptions = {
+    slackApiUrl: config.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  };
+  const common = { token: config.botToken, clientOptions, logger: boltLogger(logger) };
+  const app = config.appToken
+    ? new App({
+        ...common,
+        appToken: config.appToken,
+        socketMode: true,
+        // apps.connections.open goes to the configured API host too.
+        installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
+      })
+    : new App({
+        ...common,
+        signingSecret: config.signingSecret,
+        endpoints: '/slack/events',
+        // Handlers only ack and hand work to `track`, so this adds no delay; it means an
+        // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
+        processBeforeResponse: true,
+      });
+
+  const pacer = new Pacer({
+    now,
+    ...(deps.methodLimits ? { limits: deps.methodLimits } : {}),
+    ...(deps.methodWindowMs ? { windowMs: deps.methodWindowMs } : {}),
+  });
+  const api = createSlackApi(app.client, pacer);
+  const users = new SlackUsers(api, now);
+  let botUserId: string | undefined;
+  const router = new EventRouter({
+    api,
+    features: new WorkspaceFeatures(),
+    logger,
+    now,
+    conversation: deps.conversation,
+    state: deps.state,
+    users,
+    botUserId: () => botUserId,
+  });
+  const admin = new SlackAdmin({
+    api,
+    users,
+    client: deps.client,
+    state: deps.state,
+    runner: deps.admin ?? sharedAdminRunner,
+    logger,
+    botToken: config.botToken,
+    apiUrl: config.apiUrl,
+    admins: config.admins,
+    maxUploadBytes: config.maxUploadBytes,
+  });
+
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (job: Promise<unknown>) => {
+    const tracked = job.catch((caught) => logger.error({ err: caught }, 'slack: event failed'));
+    inFlight.add(tracked);
+    void tracked.finally(() => inFlight.delete(tracked));
+  };
+  const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
+    track(router.route(event as SlackMessageEvent, body as EventEnvelope));
+  };
+  app.event('app_mention', onMessage);
+  app.event('message', onMessage);
+  admin.register(app, track);
+  app.error(async (caught) => {
+    logger.error({ err: caught }, 'slack: bolt error');
+  });
+
+  let port: number | undefined;
+  return {
+    name: 'slack',
+    app,
+    get port() {
+      return port;
+    },
+    async start() {
+      const auth = await app.client.auth.test();
+      botUserId = auth.user_id;
+      if (config.appToken) {
+        await app.start();
+        logger.info('slack: connected in Socket Mode');
+        return;
+      }
+      const server = await app.start({
+        port: config.port,
+        ...(config.host ? { host: config.host } : {}),
+      });
+      port = (server.address() as AddressInfo).port;
+      logger.info({ port }, 'slack: listening for events at /slack/events');
+    },
+    async stop() {
+      await app.stop();
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}

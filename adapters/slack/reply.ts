@@ -1,0 +1,99 @@
+// The Slack reply surface for one answer in one thread: limits the engine's renderer reads,
+// the working indicator, and messages that stream natively or fall back to post-and-edit.
+import type { ReplyMessage, ReplyTarget, SurfaceLimits } from '../../src/bridge/types.js';
+import { SurfaceRateLimitError } from '../../src/bridge/types.js';
+import type { Logger } from '../../src/log.js';
+import { isPermanentError, type WorkspaceFeatures } from './features.js';
+import {
+  EDIT_INTERVAL_MS,
+  EditedMessage,
+  StreamedMessage,
+  withoutClosers,
+  type MessageOptions,
+} from './messages.js';
+import { errorCode, messageTs, type SlackApi } from './web.js';
+import { WorkingIndicator } from './working.js';
+
+/** Below the 12,000-character markdown limit, with room for sources and notices. */
+export const SLACK_MAX_CHARS = 9000;
+/** Slack expires a stream after about five minutes: roll over well before. */
+export const SLACK_MAX_MESSAGE_AGE_MS = 270_000;
+/** The thread status times out after two minutes: refresh before. */
+export const SLACK_WORKING_REFRESH_MS = 100_000;
+/** Native appends: first words within a quarter second; pacing keeps us under Tier 4. */
+export const SLACK_STREAM_UPDATE_MS = 250;
+
+export interface SlackReplyPlace {
+  workspace: string;
+  channel: string;
+  /** Thread root ts: the user's message for a new thread. */
+  threadTs: string;
+  /** The user's message (for the fallback reaction). */
+  messageTs: string;
+  /** The user asking: recipient_user_id / recipient_team_id of streams outside DMs. */
+  userId: string;
+  userTeam: string;
+  isDm: boolean;
+}
+
+export interface SlackReplyOptions {
+  api: SlackApi;
+  features: WorkspaceFeatures;
+  logger: Logger;
+  now?: () => number;
+}
+
+export function slackLimits(nativeStreaming: boolean): SurfaceLimits {
+  return {
+    maxChars: SLACK_MAX_CHARS,
+    minUpdateMs: nativeStreaming ? SLACK_STREAM_UPDATE_MS : EDIT_INTERVAL_MS,
+    maxMessageAgeMs: SLACK_MAX_MESSAGE_AGE_MS,
+    workingRefreshMs: SLACK_WORKING_REFRESH_MS,
+  };
+}
+
+export function createSlackReplyTarget(
+  place: SlackReplyPlace,
+  options: SlackReplyOptions,
+): ReplyTarget {
+  const { api, features, logger } = options;
+  const now = options.now ?? Date.now;
+  const kind = place.isDm ? 'im' : 'channel';
+  const working = new WorkingIndicator(api, features, { ...place, kind }, logger);
+  const messageOptions: MessageOptions = { api, place, now };
+
+  const startStream = async (shown: string): Promise<ReplyMessage | undefined> => {
+    // Closers the renderer added cannot be taken back from an append-only stream: hold them.
+    const text = withoutClosers(shown) || shown;
+    try {
+      const result = await api.deliver(place.workspace, 'chat.startStream', {
+        channel: place.channel,
+        thread_ts: place.threadTs,
+        markdown_text: text,
+        ...(place.isDm
+          ? {}
+          : { recipient_user_id: place.userId, recipient_team_id: place.userTeam }),
+      });
+      return new StreamedMessage(messageOptions, messageTs(result, 'chat.startStream'), text);
+    } catch (error) {
+      if (error instanceof SurfaceRateLimitError) throw error;
+      const code = errorCode(error) ?? 'request_failed';
+      if (isPermanentError(code)) features.disableStreaming(place.workspace, kind, code);
+      logger.info({ code }, 'slack: native streaming refused, posting and editing instead');
+      return undefined;
+    }
+  };
+
+  return {
+    limits: slackLimits(features.streaming(place.workspace, kind)),
+    showWorking: () => working.show(),
+    stopWorking: () => working.stop(),
+    async openMessage(text: string): Promise<ReplyMessage> {
+      if (text.trim() !== '' && features.streaming(place.workspace, kind)) {
+        const streamed = await startStream(text);
+        if (streamed) return streamed;
+      }
+      return EditedMessage.post(messageOptions, text);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// SLACK_* variables: absent, complete (either mode), or half-set with an error naming what is missing.
+import { describe, expect, it } from 'vitest';
+import { slackConfigFromEnv } from '../../adapters/slack/index.js';
+import { escapeMrkdwn, slackToPlainText } from '../../adapters/slack/format.js';
+import { isSlackFileUrl } from '../../adapters/slack/download.js';
+
+describe('slackConfigFromEnv', () => {
+  it('is undefined without Slack variables', () => {
+    expect(slackConfigFromEnv({ PORT: '8080' })).toBeUndefined();
+  });
+
+  it('reads HTTP mode and Socket Mode with defaults', () => {
+    expect(
+      slackConfigFromEnv({
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+        CHATBRIDGE_ADMINS: 'U1, U2',
+      }),
+    ).toEqual({
+      botToken: 'xoxb-1',
+      signingSecret: 's',
+      port: 3000,
+      apiUrl: 'https://slack.com/api/',
+      admins: ['U1', 'U2'],
+      maxUploadBytes: 20 * 1024 * 1024,
+    });
+    const socket = slackConfigFromEnv({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      SLACK_API_URL: 'http://127.0.0.1:9/api',
+      PORT: '0',
+    });
+    expect(socket).toMatchObject({
+      appToken: 'xapp-1',
+      apiUrl: 'http://127.0.0.1:9/api/',
+      port: 0,
+    });
+  });
+
+  it('names the missing or malformed variable when half-configured', () => {
+    expect(() => slackConfigFromEnv({ SLACK_APP_TOKEN: 'xapp-1' })).toThrow(
+      /^SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN/,
+    );
+    expect(() => slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(
+      /^SLACK_SIGNING_SECRET: required/,
+    );
+    expect(() =>
+      slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxp-1', SLACK_SIGNING_SECRET: 's' }),
+    ).toThrow(/^SLACK_BOT_TOKEN: must be a bot token/);
+    expect(() => slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'x' })).toThrow(
+      /^SLACK_APP_TOKEN/,
+    );
+    expect(() =>
+      slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'abc' }),
+    ).toThrow(/^PORT/);
+    expect(() =>
+      slackConfigFromEnv({
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+        SLACK_API_URL: 'nope',
+      }),
+    ).toThrow(/^SLACK_API_URL/);
+  });
+});
+
+describe('Slack text helpers', () => {
+  it('escapes mrkdwn control characters and reads Slack markup back as plain words', () => {
+    expect(escapeMrkdwn('a & <b>')).toBe('a &amp; &lt;b&gt;');
+    expect(
+      slackToPlainText(
+        '<@UBOT> hi <@U2|bob> in <#C1|general> &amp; <!here> <https://a.test>',
+        'UBOT',
+      ),
+    ).toBe('hi @bob in #general & @here https://a.test');
+  });
+
+  it('trusts only Slack file hosts and the configured API origin with the token', () => {
+    const api = 'http://127.0.0.1:4000/api/';
+    expect(isSlackFileUrl('https://files.slack.com/files-pri/T1-F1/x.pdf', api)).toBe(true);
+    expect(isSlackFileUrl('http://127.0.0.1:4000/files/F1/x', api)).toBe(true);
+    expect(isSlackFileUrl('http://files.slack.com/x', api)).toBe(false);
+    expect(isSlackFileUrl('https://files.slack.com.evil.test/x', api)).toBe(false);
+    expect(isSlackFileUrl('http://127.0.0.1:4001/files/F1/x', api)).toBe(false);
+    expect(isSlackFileUrl('https://user:pw@files.slack.com/x', api)).toBe(false);
+  });
+});

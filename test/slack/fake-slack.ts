@@ -1,0 +1,305 @@
+// A fake Slack Web API on loopback for tests and benchmarks. It records every call, keeps a
+// workspace (fake-state.ts), enforces tier limits per method per workspace when asked, answers
+// 429 with Retry-After on demand, serves file downloads, takes response_url posts, and speaks
+// enough Socket Mode (apps.connections.open + a WebSocket) to deliver an events_api envelope.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
+
+export const BOT_TOKEN = 'xoxb-test-bot-token-0000';
+export const APP_TOKEN = 'xapp-test-app-token-0000';
+export const TEAM = 'T0TEAM';
+export const BOT_USER = 'UBOT';
+
+export interface FakeCall {
+  method: string;
+  args: Args;
+  at: number;
+  status: number;
+  reply?: Reply;
+  authorization?: string;
+}
+
+export interface FakeFile {
+  body: Uint8Array | string;
+  contentType: string;
+}
+
+export interface FakeSlackOptions {
+  /** Calls per window per method (per workspace: one bot token, one workspace). */
+  tierLimits?: Record<string, number>;
+  windowMs?: number;
+  now?: () => number;
+  behaviour?: Partial<FakeBehaviour>;
+}
+
+type Waiter = { test: (call: FakeCall) => boolean; resolve: (call: FakeCall) => void };
+
+export class FakeSlack {
+  readonly calls: FakeCall[] = [];
+  readonly workspace: FakeWorkspace;
+  readonly files = new Map<string, FakeFile>();
+  /** Every request to /files/…: the Authorization header it carried. */
+  readonly fileRequests: { path: string; authorization?: string }[] = [];
+  readonly responses: { path: string; body: Args }[] = [];
+  readonly acks: Args[] = [];
+  tooManyRequests = 0;
+  private readonly forced429 = new Map<string, { count: number; retryAfterSec: number }>();
+  private readonly recent = new Map<string, number[]>();
+  private readonly waiters: Waiter[] = [];
+  private readonly ackWaiters: ((ack: Args) => void)[] = [];
+  private readonly server: Server;
+  private readonly sockets = new WebSocketServer({ noServer: true });
+  private socket?: WebSocket;
+  private socketOpened?: () => void;
+  private readonly now: () => number;
+  port = 0;
+
+  constructor(private readonly options: FakeSlackOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.workspace = new FakeWorkspace(
+      { streamExpiryMs: 5 * 60_000, ...options.behaviour },
+      this.now,
+    );
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('upgrade', (req, socket, head) => {
+      this.sockets.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+    });
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+  get apiUrl(): string {
+    return `${this.origin}/api/`;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.socket?.terminate();
+    this.sockets.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next `count` calls of `method` answer 429 with Retry-After. */
+  rateLimitNext(method: string, count: number, retryAfterSec = 1): void {
+    this.forced429.set(method, { count, retryAfterSec });
+  }
+
+  callsOf(method: string): FakeCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Resolves with the first recorded call (past or future) that matches. */
+  waitForCall(test: (call: FakeCall) => boolean): Promise<FakeCall> {
+    const seen = this.calls.find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ test, resolve }));
+  }
+
+  waitFor(
+    method: string,
+    test: (args: Args, call: FakeCall) => boolean = () => true,
+  ): Promise<FakeCall> {
+    return this.waitForCall(
+      (call) => call.method === method && call.status === 200 && test(call.args, call),
+    );
+  }
+
+  private record(call: FakeCall): void {
+    this.calls.push(call);
+    for (const waiter of [...this.waiters]) {
+      if (waiter.test(call)) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve(call);
+      }
+    }
+  }
+
+  private overLimit(method: string): boolean {
+    const limit = this.options.tierLimits?.[method];
+    if (limit === undefined) return false;
+    const windowMs = this.options.windowMs ?? 60_000;
+    const now = this.now();
+    const times = (this.recent.get(method) ?? []).filter((t) => now - t < windowMs);
+    this.recent.set(method, times);
+    if (times.length >= limit) return true;
+    times.push(now);
+    return false;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.origin);
+    const body = await readBody(req);
+    if (url.pathname.startsWith('/files/')) return this.serveFile(url.pathname, req, res);
+    if (url.pathname.startsWith('/response/')) {
+      this.responses.push({ path: url.pathname, body: JSON.parse(body || '{}') as Args });
+      this.record({
+        method: 'response_url',
+        args: JSON.parse(body || '{}') as Args,
+        at: this.now(),
+        status: 200,
+      });
+      return send(res, 200, { ok: true });
+    }
+    if (!url.pathname.startsWith('/api/')) return send(res, 404, { ok: false, error: 'not_found' });
+    const method = url.pathname.slice('/api/'.length);
+    const args = parseArgs(body, req.headers['content-type']);
+    const authorization = req.headers.authorization;
+    const call: FakeCall = { method, args, at: this.now(), status: 200, authorization };
+    const forced = this.forced429.get(method);
+    if ((forced && forced.count > 0) || this.overLimit(method)) {
+      if (forced && forced.count > 0) forced.count -= 1;
+      this.tooManyRequests += 1;
+      call.status = 429;
+      this.record(call);
+      res.setHeader('Retry-After', String(forced?.retryAfterSec ?? 1));
+      return send(res, 429, { ok: false, error: 'ratelimited' });
+    }
+    const expected = method === 'apps.connections.open' ? APP_TOKEN : BOT_TOKEN;
+    call.reply =
+      authorization === `Bearer ${expected}`
+        ? this.dispatch(method, args)
+        : { ok: false, error: 'invalid_auth' };
+    this.record(call);
+    send(res, 200, call.reply);
+  }
+
+  private dispatch(method: string, args: Args): Reply {
+    const ws = this.workspace;
+    switch (method) {
+      case 'auth.test':
+        return {
+          ok: true,
+          user_id: BOT_USER,
+          bot_id: 'BBOT',
+          team_id: TEAM,
+          user: 'chatbridge',
+          team: 'Test',
+        };
+      case 'apps.connections.open':
+        return { ok: true, url: `ws://127.0.0.1:${this.port}/socket` };
+      case 'chat.startStream':
+        return ws.startStream(args);
+      case 'chat.appendStream':
+        return ws.appendStream(args);
+      case 'chat.stopStream':
+        return ws.stopStream(args);
+      case 'chat.postMessage':
+        return ws.postMessage(args);
+      case 'chat.update':
+        return ws.update(args);
+      case 'chat.postEphemeral':
+        return ws.postEphemeral(args);
+      case 'assistant.threads.setStatus':
+        return ws.setStatus(args);
+      case 'reactions.add':
+        return ws.reaction(args, true);
+      case 'reactions.remove':
+        return ws.reaction(args, false);
+      case 'users.info':
+        return ws.userInfo(args);
+      case 'views.open':
+        return ws.openView(args);
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  private serveFile(path: string, req: IncomingMessage, res: ServerResponse): void {
+    this.fileRequests.push({ path, authorization: req.headers.authorization });
+    const file = this.files.get(path);
+    if (req.headers.authorization !== `Bearer ${BOT_TOKEN}` || !file) {
+      res.writeHead(file ? 302 : 404, file ? { location: 'https://slack.com/signin' } : {});
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType });
+    res.end(file.body);
+  }
+
+  // ---- Socket Mode ----
+
+  private onSocket(ws: WebSocket): void {
+    this.socket = ws;
+    ws.on('message', (data) => {
+      const ack = JSON.parse(String(data)) as Args;
+      this.acks.push(ack);
+      for (const waiter of this.ackWaiters.splice(0)) waiter(ack);
+    });
+    ws.send(
+      JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' } }),
+    );
+    this.socketOpened?.();
+  }
+
+  /** Resolves once the app connected over Socket Mode. */
+  connected(): Promise<void> {
+    if (this.socket) return Promise.resolve();
+    return new Promise((resolve) => (this.socketOpened = resolve));
+  }
+
+  /** Sends an events_api envelope and resolves with the app's ack. */
+  sendEnvelope(envelopeId: string, payload: Args): Promise<Args> {
+    const acked = new Promise<Args>((resolve) => this.ackWaiters.push(resolve));
+    this.socket?.send(
+      JSON.stringify({
+        envelope_id: envelopeId,
+        type: 'events_api',
+        payload,
+        accepts_response_payload: false,
+        retry_attempt: 0,
+        retry_reason: '',
+      }),
+    );
+    return acked;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const JSON_FIELDS = new Set([
+  'blocks',
+  'view',
+  'loading_messages',
+  'chunks',
+  'metadata',
+  'attachments',
+]);
+
+/** The Web API client sends forms with objects as JSON text; JSON bodies are taken as they are. */
+function parseArgs(body: string, contentType: string | undefined): Args {
+  if (contentType?.includes('application/json')) return JSON.parse(body || '{}') as Args;
+  const args: Args = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    args[key] = JSON_FIELDS.has(key) ? safeJson(value) : value;
+  }
+  return args;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
