@@ -1,4 +1,10 @@
-// Which chat platforms `chatbridge start` runs: each one whose tokens are in the environment.
+// Which chat platforms `chatbridge start` runs: each one whose tokens are in the environment
+// (Slack: SLACK_BOT_TOKEN and friends, Discord: DISCORD_TOKEN), several at once.
+import {
+  createSlackAdapter,
+  slackConfigFromEnv,
+  type SlackAdapterConfig,
+} from '../adapters/slack/index.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
@@ -9,25 +15,37 @@ export interface PlatformDeps {
   client: ServiceClient;
   state: StateStore;
   logger: Logger;
-  admins: string[];
-  maxUploadBytes: number;
 }
 
-/** Names of the platforms configured in env (Slack: SLACK_BOT_TOKEN, Discord: DISCORD_TOKEN). */
-export function configuredPlatforms(env: NodeJS.ProcessEnv): string[] {
-  const names: string[] = [];
-  if (env.SLACK_BOT_TOKEN) names.push('slack');
-  if (env.DISCORD_TOKEN) names.push('discord');
-  return names;
+interface Platform<Config> {
+  name: string;
+  /** Undefined when the platform is not configured; throws naming a half-set variable. */
+  configFromEnv(env: NodeJS.ProcessEnv): Config | undefined;
+  create(config: Config, deps: PlatformDeps): ChatAdapter;
 }
 
-export async function createPlatformAdapters(
-  env: NodeJS.ProcessEnv,
-  _deps: PlatformDeps,
-): Promise<ChatAdapter[]> {
-  const adapters: ChatAdapter[] = [];
-  for (const name of configuredPlatforms(env)) {
-    throw new Error(`the ${name} adapter is not available in this build`);
-  }
-  return adapters;
+const slack: Platform<SlackAdapterConfig> = {
+  name: 'slack',
+  configFromEnv: slackConfigFromEnv,
+  create: (config, deps) =>
+    createSlackAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'slack' }) }),
+};
+
+const platforms = [slack] as Platform<unknown>[];
+
+export interface ConfiguredPlatform {
+  name: string;
+  start(deps: PlatformDeps): ChatAdapter;
+}
+
+/**
+ * The platforms with settings in env, their settings checked now (before anything starts), so
+ * a half-configured platform stops `chatbridge start` with the variable's name.
+ */
+export function configuredPlatforms(env: NodeJS.ProcessEnv): ConfiguredPlatform[] {
+  return platforms.flatMap((platform) => {
+    const config = platform.configFromEnv(env);
+    if (config === undefined) return [];
+    return [{ name: platform.name, start: (deps: PlatformDeps) => platform.create(config, deps) }];
+  });
 }

@@ -2,7 +2,7 @@
 // local service), opens the state store, builds the engine, and runs the platform adapters
 // whose tokens are present — or the console chat when there are none.
 import { createConsoleAdapter } from '../adapters/console/console.js';
-import { configuredPlatforms, createPlatformAdapters } from './platforms.js';
+import { configuredPlatforms } from './platforms.js';
 import { createConversation } from './bridge/index.js';
 import { loadConfig } from './config.js';
 import { ensureDemoChatbot, startEmbeddedService, type EmbeddedService } from './embedded.js';
@@ -60,21 +60,26 @@ export async function start(io: StartIo): Promise<void> {
     return;
   }
 
-  const adapters = await createPlatformAdapters(io.env, {
-    conversation,
-    client,
-    state,
-    logger,
-    admins: config.admins,
-    maxUploadBytes: config.maxUploadBytes,
-  });
-  for (const adapter of adapters) await adapter.start();
+  const adapters = platforms.map((p) => p.start({ conversation, client, state, logger }));
+  const started: typeof adapters = [];
+  const stopAll = async () => {
+    for (const adapter of started.reverse()) await adapter.stop().catch(() => undefined);
+    await shutdown();
+  };
+  try {
+    for (const adapter of adapters) {
+      await adapter.start();
+      started.push(adapter);
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
   logger.info({ adapters: adapters.map((a) => a.name) }, 'chatbridge is running');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   logger.info('stopping');
-  for (const adapter of adapters) await adapter.stop();
-  await shutdown();
+  await stopAll();
 }
