@@ -1,13 +1,17 @@
 // Citations of a stored message: the answer text carries markers such as [3.4] that are keys of
-// cite_data. parseCitations numbers them in order of first use ([1], [2], …), removes markers
-// that have no entry, and leaves ordinary bracketed text ([1], [note], [x](y)) alone.
+// cite_data. parseCitations numbers the cited data sources in order of first use ([1], [2], …;
+// two passages of one source share its number, so a reader sees each source once), removes
+// markers that have no entry, and leaves ordinary bracketed text ([1], [note], [x](y)) alone.
 import type { CiteEntry, Message } from './types.js';
 
+/** One cited data source, under the first marker that cited it. */
 export interface Citation {
-  /** Footnote number, from 1, in order of first use in the text. */
+  /** Footnote number, from 1, in order of first use in the text; one per data source. */
   number: number;
-  /** The cite_data key, e.g. "3.4". */
+  /** The first cite_data key that cited it, e.g. "3.4". */
   marker: string;
+  /** Every cite_data key that cited it, in order of first use. */
+  markers: string[];
   dataSourceUuid: string;
   title: string;
   /** The cited passage. */
@@ -71,28 +75,36 @@ export function parseCitations(
     entries.set(keyOf(key), entry);
 
   const citations: Citation[] = [];
-  const numbers = new Map<string, number>();
+  // Keyed by data source (or by marker for an entry that names none).
+  const bySource = new Map<string, Citation>();
   const text = message.response.replace(BRACKETED, (whole, inner: string) => {
     const key = inner.trim();
     const entry = entries.get(key);
     if (entry) {
-      let number = numbers.get(key);
-      if (number === undefined) {
-        number = citations.length + 1;
-        numbers.set(key, number);
+      const sourceKey = entry.data_source_uuid || `marker:${key}`;
+      const cited = bySource.get(sourceKey);
+      if (cited) {
+        if (!cited.markers.includes(key)) cited.markers.push(key);
+        return `[${cited.number}]`;
+      }
+      {
+        const number = citations.length + 1;
         const source = options.sources?.(entry.data_source_uuid);
         const link = linkOf(entry, source);
-        citations.push({
+        const citation: Citation = {
           number,
           marker: key,
+          markers: [key],
           dataSourceUuid: entry.data_source_uuid,
           title: entry.title || source?.title || entry.file_name,
           passage: entry.text,
           fileName: entry.file_name,
           ...(link === undefined ? {} : { link }),
-        });
+        };
+        citations.push(citation);
+        bySource.set(sourceKey, citation);
+        return `[${number}]`;
       }
-      return `[${number}]`;
     }
     if (MARKER_SHAPE.test(key)) return REMOVED;
     return whole;
@@ -121,7 +133,9 @@ function collapseRemoved(text: string): string {
 
 /**
  * Live footnote numbers for text that is still streaming, before cite_data is known. Markers of
- * the service's shape ([3.4]) become [n] in order of first appearance, stable across calls;
+ * the service's shape ([3.4]) become [n] in order of first appearance, stable across calls,
+ * grouped by their first number (the source, in the service's "source.passage" keys) so the live
+ * numbers match the final per-source ones where that convention holds;
  * an incomplete marker at the very end ("[3." ) is held back until the next piece completes it.
  * The final numbering comes from parseCitations on the stored message (which also drops
  * markers without an entry, so the two can differ when such markers occur).
@@ -137,7 +151,8 @@ const TRAILING_PARTIAL = /\[[\d.]{0,12}$/;
 
 export function createMarkerNumberer(): MarkerNumberer {
   const numbers = new Map<string, number>();
-  const numberOf = (marker: string) => numbers.get(keyOf(marker));
+  const groupOf = (key: string) => key.slice(0, key.indexOf('.'));
+  const numberOf = (marker: string) => numbers.get(groupOf(keyOf(marker)));
   return {
     numberOf,
     render(text) {
@@ -145,10 +160,10 @@ export function createMarkerNumberer(): MarkerNumberer {
       return complete.replace(BRACKETED, (whole, inner: string) => {
         const key = inner.trim();
         if (!MARKER_SHAPE.test(key)) return whole;
-        let number = numbers.get(key);
+        let number = numbers.get(groupOf(key));
         if (number === undefined) {
           number = numbers.size + 1;
-          numbers.set(key, number);
+          numbers.set(groupOf(key), number);
         }
         return `[${number}]`;
       });

@@ -22,6 +22,7 @@ describe('parseCitations', () => {
       {
         number: 1,
         marker: '3.4',
+        markers: ['3.4'],
         dataSourceUuid: 'a',
         title: 'Title a',
         passage: 'passage of a',
@@ -30,11 +31,24 @@ describe('parseCitations', () => {
       {
         number: 2,
         marker: '1.2',
+        markers: ['1.2'],
         dataSourceUuid: 'b',
         title: 'Title b',
         passage: 'passage of b',
         fileName: 'b.pdf',
       },
+    ]);
+  });
+
+  it('gives two passages of one data source one number, listed once', () => {
+    const result = parseCitations({
+      response: 'First [1.1]. Other [2.1]. Same source again [1.5].',
+      cite_data: { '1.1': entry('a'), '2.1': entry('b'), '1.5': entry('a') },
+    });
+    expect(result.text).toBe('First [1]. Other [2]. Same source again [1].');
+    expect(result.citations.map((c) => [c.number, c.dataSourceUuid, c.markers])).toEqual([
+      [1, 'a', ['1.1', '1.5']],
+      [2, 'b', ['2.1']],
     ]);
   });
 
@@ -119,6 +133,17 @@ describe('createMarkerNumberer', () => {
     expect(live.numberOf('1.2')).toBe(2);
     expect(live.numberOf('[3.4]')).toBe(1);
     expect(live.numberOf('9.9')).toBeUndefined();
+  });
+
+  it('numbers live by source (the first part of the key), like the final per-source numbers', () => {
+    const response = 'A [3.4] b [1.1] c [3.7].';
+    const live = createMarkerNumberer().render(response);
+    const final = parseCitations({
+      response,
+      cite_data: { '3.4': entry('a'), '1.1': entry('b'), '3.7': entry('a') },
+    });
+    expect(live).toBe('A [1] b [2] c [1].');
+    expect(live).toBe(final.text);
   });
 
   it('agrees with parseCitations when every marker has an entry', () => {
