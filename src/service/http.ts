@@ -91,6 +91,7 @@ export class Transport {
       });
   }
 
+  /** Resolves once the response headers are in; the body then streams into a TextBody. */
   async send(request: HttpRequest, scope: CallScope): Promise<HttpResponse> {
     if (scope.aborted) throw scope.reason;
     const headers: Record<string, string> = {
@@ -102,32 +103,101 @@ export class Transport {
     // undici sets the multipart Content-Type (with its boundary) itself.
     if (typeof body === 'string') headers['content-type'] = 'application/json';
     scope.armFirstByte();
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.dispatcher.request({
-        origin: this.origin,
-        path: this.basePath + request.path,
-        method: request.method,
-        headers,
-        body,
-        signal: scope.signal,
-        // Our own timers (CallScope) measure first byte and idle time; undici's are off.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      throw transportError(error, scope);
-    }
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: new TextBody(response.body, scope, (error) => transportError(error, scope)),
-    };
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const handler = new ResponseHandler(scope, resolve, reject);
+      this.dispatcher.dispatch(
+        {
+          origin: this.origin,
+          path: this.basePath + request.path,
+          method: request.method,
+          headers,
+          body,
+          // Our own timers (CallScope) measure first byte and idle time; undici's are off.
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        handler,
+      );
+    });
   }
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/**
+ * Receives one response straight from undici's parser (no Readable in between): every body
+ * frame goes to the TextBody as it is parsed, and the body's backpressure and cancel act on
+ * the connection through undici's controller.
+ */
+class ResponseHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private body: TextBody | undefined;
+  private done = false;
+
+  constructor(
+    private readonly scope: CallScope,
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    if (scope.aborted) this.onAbort();
+    else scope.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.scope.aborted) controller.abort(abortError(this.scope.reason));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200 || this.done) return; // 1xx informational: the real answer follows
+    this.body = new TextBody(this.scope, {
+      pause: () => controller.pause(),
+      resume: () => controller.resume(),
+      abort: () => controller.abort(new Error('the answer was cancelled')),
+    });
+    this.resolve({ status: statusCode, headers, body: this.body });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish();
+    const mapped = transportError(error, this.scope);
+    if (this.body) this.body.fail(mapped);
+    else this.reject(mapped);
+  }
+
+  private readonly onAbort = (): void => {
+    // Before the headers the promise rejects at once, even if the request is still queued.
+    if (!this.body) {
+      this.finish();
+      this.reject(this.scope.reason);
+    }
+    this.controller?.abort(abortError(this.scope.reason));
+  };
+
+  private finish(): void {
+    this.done = true;
+    this.scope.signal.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/** undici's controller wants an Error; the caller's reason is mapped back by transportError. */
+function abortError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error('the call was aborted');
 }
 
 /** A failure below HTTP (connect, reset, abort) as what the caller should see. */

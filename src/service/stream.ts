@@ -1,22 +1,49 @@
 // Reads a response body as raw UTF-8 text, piece by piece, exactly as sent: a streaming
-// TextDecoder (a character split across chunks survives), nothing trimmed, split or parsed,
-// whitespace-only pieces kept. Everything undici hands over within one network read becomes
-// one piece, handed on as soon as that read is done; pieces are never joined across reads.
-import type { Readable } from 'node:stream';
+// decode (a character split across chunks survives), nothing trimmed, split or parsed,
+// whitespace-only pieces kept. Everything the transport hands over within one network read
+// (one HTTP frame after another, synchronously) becomes one piece, handed on in a microtask
+// once that read is parsed; pieces are never joined across reads.
+import { isAscii } from 'node:buffer';
 import type { AnswerStream } from './api.js';
 import { ServiceError } from './errors.js';
 import { withPartialText, type CallScope } from './scope.js';
 
 /** Pause the socket when this much text waits for a slow consumer. */
-const HIGH_WATER_CHARS = 1 << 20;
+export const HIGH_WATER_CHARS = 1 << 20;
+
+/** What the body may ask of the connection underneath it. */
+export interface BodyControl {
+  /** Stop reading from the socket (backpressure). */
+  pause(): void;
+  resume(): void;
+  /** Close the connection: the consumer does not want the rest. */
+  abort(): void;
+}
 
 type Waiter = {
   resolve: (result: IteratorResult<string>) => void;
   reject: (error: unknown) => void;
 };
 
+/**
+ * Bytes at the end of `bytes` that may start a character still waiting for its other bytes
+ * (conservative: 0 only when nothing can be pending in a streaming decoder).
+ */
+function incompleteTail(bytes: Buffer): number {
+  const end = bytes.length;
+  for (let at = end - 1; at >= 0 && at >= end - 3; at--) {
+    const byte = bytes[at]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needs > end - at ? end - at : 0;
+  }
+  return 0;
+}
+
 export class TextBody implements AnswerStream {
   private readonly decoder = new TextDecoder('utf-8');
+  /** The decoder holds the first bytes of a character split across reads. */
+  private decoderPending = false;
   private readonly queue: string[] = [];
   private queuedChars = 0;
   private bytesOfThisRead: Buffer[] = [];
@@ -29,33 +56,37 @@ export class TextBody implements AnswerStream {
   private onSettle: (() => void) | undefined;
 
   constructor(
-    private readonly body: Readable,
     private readonly scope: CallScope,
-    /** Maps a transport error (reset, abort) to what the consumer should see. */
-    private readonly mapError: (error: unknown) => unknown,
-  ) {
-    body.on('data', (chunk: Buffer) => {
-      this.bytesOfThisRead.push(chunk);
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // Runs once undici has parsed the whole network read: one piece per read.
-        queueMicrotask(this.flushRead);
-      }
-    });
-    body.once('end', () => {
-      this.flushRead();
-      this.deliver(this.decoder.decode());
-      this.settle();
-    });
-    body.on('error', (error: unknown) => {
-      // Also catches the abort error that follows our own cancel(); settle() ignores it.
-      this.flushRead();
-      this.settle(this.mapError(error));
-    });
-  }
+    private readonly control: BodyControl,
+  ) {}
 
   get received(): string {
     return this.text;
+  }
+
+  /** The transport hands over the bytes of one HTTP frame (or one read of an unframed body). */
+  push(chunk: Buffer): void {
+    if (this.finished) return;
+    this.bytesOfThisRead.push(chunk);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // Runs once the transport has parsed the whole network read: one piece per read.
+      queueMicrotask(this.flushRead);
+    }
+  }
+
+  /** The body ended cleanly. */
+  end(): void {
+    this.flushRead();
+    if (this.decoderPending) this.deliver(this.decoder.decode());
+    this.settle();
+  }
+
+  /** The body broke (reset, timeout, abort); `error` is what the consumer should see. */
+  fail(error: unknown): void {
+    // Also receives the abort error that follows our own cancel(); settle() ignores it.
+    this.flushRead();
+    this.settle(error);
   }
 
   /** Runs fn once the body has ended, failed or been cancelled (now, if it already has). */
@@ -66,8 +97,8 @@ export class TextBody implements AnswerStream {
 
   cancel(_reason?: unknown): void {
     if (this.finished) return;
-    this.body.destroy();
     this.settle();
+    this.control.abort();
   }
 
   /** The whole body as text (used for JSON and error bodies). */
@@ -96,7 +127,7 @@ export class TextBody implements AnswerStream {
       if (this.paused && this.queuedChars < HIGH_WATER_CHARS / 2) {
         this.paused = false;
         this.scope.touch();
-        this.body.resume();
+        this.control.resume();
       }
       return Promise.resolve({ done: false, value: piece });
     }
@@ -111,12 +142,21 @@ export class TextBody implements AnswerStream {
   private readonly flushRead = (): void => {
     this.flushScheduled = false;
     const chunks = this.bytesOfThisRead;
-    if (chunks.length === 0) return;
+    if (chunks.length === 0 || this.finished) return;
     this.bytesOfThisRead = [];
     this.scope.touch();
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.deliver(this.decoder.decode(bytes, { stream: true }));
+    this.deliver(this.decode(bytes));
   };
+
+  private decode(bytes: Buffer): string {
+    // Plain ASCII with nothing pending needs no UTF-8 work: a latin1 copy is several times
+    // faster than the streaming decoder on the short reads a live answer arrives in.
+    if (!this.decoderPending && isAscii(bytes)) return bytes.toString('latin1');
+    // A read of a few continuation bytes may leave a character begun earlier still incomplete.
+    this.decoderPending = incompleteTail(bytes) > 0 || (this.decoderPending && bytes.length < 4);
+    return this.decoder.decode(bytes, { stream: true });
+  }
 
   private deliver(piece: string): void {
     // An empty piece is half a character waiting for its other half: nothing to show yet.
@@ -133,13 +173,14 @@ export class TextBody implements AnswerStream {
     if (!this.paused && this.queuedChars >= HIGH_WATER_CHARS) {
       this.paused = true;
       this.scope.holdPhase();
-      this.body.pause();
+      this.control.pause();
     }
   }
 
   private settle(error?: unknown): void {
     if (this.finished) return;
     this.finished = true;
+    this.bytesOfThisRead = [];
     // Stop the phase timer; the call's total deadline stays with the client (retries may follow).
     this.scope.holdPhase();
     this.onSettle?.();

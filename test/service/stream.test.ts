@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnswerStream } from '../../src/service/api.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
 import {
   clientFor,
   deferred,
@@ -105,6 +106,30 @@ describe('streamMessage', () => {
     const empty = await client.streamMessage('s1', { query: 'q' });
     expect((await empty[Symbol.asyncIterator]().next()).done).toBe(true);
     expect(empty.received).toBe('');
+    await client.close();
+  });
+
+  it('a large answer read late arrives intact (the reader pauses, then resumes the socket)', async () => {
+    const client = clientFor(service);
+    const resPromise = openResponse();
+    const stream = await client.streamMessage('s1', { query: 'q' });
+    const res = await resPromise;
+    const block = Buffer.from('0123456789abcdef\n€ '.repeat(3_000)); // ~66 KB, multi-byte
+    const blocks = 128; // ~8 MB: far past the 1 M char mark and the socket buffers
+    void (async () => {
+      for (let i = 0; i < blocks; i++) {
+        if (!res.write(block)) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      res.end();
+    })();
+    // Read nothing until the client holds more than the mark: by then it has paused the socket.
+    while (stream.received.length <= HIGH_WATER_CHARS) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    let text = '';
+    for await (const piece of stream) text += piece;
+    expect(text).toBe(block.toString().repeat(blocks));
+    expect(service.requests).toHaveLength(1);
     await client.close();
   });
 
