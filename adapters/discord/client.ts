@@ -16,12 +16,17 @@ export const NO_MENTIONS_REPLY: MessageMentionOptions = { parse: [], repliedUser
 
 /**
  * Rate limits that reject instead of queueing: a streamed edit is better skipped (the renderer
- * sends the latest text later) than sent stale; a thread that cannot be made now falls back to
- * a reply; typing is a courtesy. Posting messages and interaction replies still queue.
+ * sends the latest text later) than sent stale; a thread that Discord will not make now falls
+ * back to a reply; typing is a courtesy. discord.js's own global pacing (50 requests/s, reported
+ * as `global`) is short, so threads and typing wait it out. Posting messages and interaction
+ * replies always queue.
  */
-export function shouldRejectOnRateLimit(data: Pick<RateLimitData, 'method' | 'route'>): boolean {
+export function shouldRejectOnRateLimit(
+  data: Pick<RateLimitData, 'method' | 'route' | 'global'>,
+): boolean {
   const method = data.method.toUpperCase();
   if (method === 'PATCH' && data.route === '/channels/:id/messages/:id') return true;
+  if (data.global) return false;
   if (method === 'POST' && data.route === '/channels/:id/messages/:id/threads') return true;
   if (method === 'POST' && data.route === '/channels/:id/typing') return true;
   return false;

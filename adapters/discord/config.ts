@@ -38,7 +38,10 @@ export function discordConfigFromEnv(
   const token = optional(env.DISCORD_TOKEN)?.replace(/^Bot\s+/i, '');
   if (token === undefined) return undefined;
   if (/\s/.test(token)) {
-    throw new DiscordConfigError('DISCORD_TOKEN', 'must be one word (the bot token, no "Bot " prefix)');
+    throw new DiscordConfigError(
+      'DISCORD_TOKEN',
+      'must be one word (the bot token, no "Bot " prefix)',
+    );
   }
   const apiUrl = optional(env.DISCORD_API_URL);
   if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(apiUrl)) {

@@ -2,7 +2,12 @@
 // edits and keeps one in flight; this file turns Discord's answers into what the renderer
 // understands (429 → SurfaceRateLimitError), widens the channel's pace when Discord complains,
 // and makes the final edit land whatever happens.
-import { DiscordAPIError, RateLimitError, type Message, type MessageCreateOptions } from 'discord.js';
+import {
+  DiscordAPIError,
+  RateLimitError,
+  type Message,
+  type MessageCreateOptions,
+} from 'discord.js';
 import type { Logger } from 'pino';
 import {
   SurfaceRateLimitError,

@@ -1,0 +1,10 @@
+// The Discord adapter's public surface, as `chatbridge start` and the CLI use it.
+export { createDiscordAdapter, type DiscordAdapter, type DiscordAdapterDeps } from './adapter.js';
+export { discordConfigFromEnv, DiscordConfigError, type DiscordAdapterConfig } from './config.js';
+export { buildSlashCommand, COMMAND_NAME } from './commands/build.js';
+export {
+  registerCommands,
+  runDiscordCommand,
+  type RegisterOptions,
+  type RegisterResult,
+} from './register.js';

@@ -1,0 +1,192 @@
+// `/chatbridge` at run time: Manage Server checked again (server admins can change who sees
+// the command), answers ephemeral, deferred before anything that calls the service,
+// autocomplete from the admin table's `suggest`, attachments downloaded at once.
+import {
+  ApplicationCommandOptionType,
+  MessageFlags,
+  PermissionFlagsBits,
+  type AutocompleteInteraction,
+  type ChatInputCommandInteraction,
+  type CommandInteractionOption,
+  type Interaction,
+} from 'discord.js';
+import type { Logger } from 'pino';
+import { findCommand, runAdminCommand, suggest } from '../../src/admin/index.js';
+import type { AdminCommand, AdminContext, AdminOutput, ArgSpec } from '../../src/admin/types.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import type { StateStore } from '../../src/state/types.js';
+import { NO_MENTIONS } from './client.js';
+import { downloadAttachment, type FetchLike } from './commands/attachment.js';
+import { COMMAND_NAME, isReferenceKind, optionName } from './commands/build.js';
+import { renderAdminOutput } from './commands/render.js';
+import { DM_WORKSPACE, PLATFORM } from './messages.js';
+
+export interface InteractionDeps {
+  client: ServiceClient;
+  state: StateStore;
+  maxUploadBytes: number;
+  logger: Logger;
+  fetch?: FetchLike;
+}
+
+type AnyCommandInteraction = ChatInputCommandInteraction | AutocompleteInteraction;
+
+const EPHEMERAL = MessageFlags.Ephemeral;
+const MAX_CHOICES = 25;
+
+/** The options of the subcommand, below its group. */
+function leafOptions(
+  data: readonly CommandInteractionOption[],
+): readonly CommandInteractionOption[] {
+  let options = data;
+  for (;;) {
+    const only = options[0];
+    const nested =
+      only?.type === ApplicationCommandOptionType.Subcommand ||
+      only?.type === ApplicationCommandOptionType.SubcommandGroup;
+    if (!nested) return options;
+    options = only.options ?? [];
+  }
+}
+
+function route(interaction: AnyCommandInteraction): { noun: string; verb: string } {
+  const group = interaction.options.getSubcommandGroup(false);
+  const sub = interaction.options.getSubcommand(false) ?? '';
+  return group ? { noun: group, verb: sub } : { noun: sub, verb: '' };
+}
+
+function specFor(command: AdminCommand, option: string): ArgSpec | undefined {
+  return command.args.find((spec) => optionName(spec.name) === option);
+}
+
+function context(interaction: AnyCommandInteraction, deps: InteractionDeps): AdminContext {
+  const channel = interaction.channel;
+  const inThread = channel?.isThread() ?? false;
+  const dm = interaction.guildId === null;
+  const channelId = interaction.channelId ?? undefined;
+  const isAdmin = interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false;
+  return {
+    platform: PLATFORM,
+    workspace: interaction.guildId ?? DM_WORKSPACE,
+    // In a thread, the place is its channel (or forum); the thread is the session.
+    channel: inThread && channel?.isThread() ? (channel.parentId ?? channelId) : channelId,
+    thread: inThread || dm ? channelId : undefined,
+    userId: interaction.user.id,
+    isAdmin,
+    client: deps.client,
+    state: deps.state,
+  };
+}
+
+export function createInteractionHandler(deps: InteractionDeps) {
+  const { logger } = deps;
+
+  async function answer(interaction: ChatInputCommandInteraction, output: AdminOutput[]) {
+    const [first, ...more] = renderAdminOutput(output);
+    const deferred = interaction.deferred || interaction.replied;
+    if (deferred) await interaction.editReply({ content: first, allowedMentions: NO_MENTIONS });
+    else
+      await interaction.reply({ content: first, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
+    for (const content of more) {
+      await interaction.followUp({ content, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
+    }
+  }
+
+  async function args(
+    interaction: ChatInputCommandInteraction,
+    command: AdminCommand,
+    ctx: AdminContext,
+  ): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    for (const option of leafOptions(interaction.options.data)) {
+      const spec = specFor(command, option.name);
+      if (!spec) continue;
+      if (spec.kind === 'file' && option.attachment) {
+        const reply = await interaction.fetchReply().catch(() => undefined);
+        const link =
+          reply && interaction.guildId
+            ? `https://discord.com/channels/${interaction.guildId}/${interaction.channelId}/${reply.id}`
+            : undefined;
+        const file = await downloadAttachment(
+          {
+            name: option.attachment.name,
+            url: option.attachment.url,
+            size: option.attachment.size,
+            contentType: option.attachment.contentType,
+          },
+          { maxBytes: deps.maxUploadBytes, link, fetch: deps.fetch },
+        );
+        values[spec.name] = file;
+        ctx.file = file;
+        continue;
+      }
+      // An unticked switch is the same as leaving it out.
+      if (spec.kind === 'switch' && option.value === false) continue;
+      values[spec.name] = option.value;
+    }
+    return values;
+  }
+
+  async function run(interaction: ChatInputCommandInteraction): Promise<void> {
+    const { noun, verb } = route(interaction);
+    const command = findCommand(noun, verb);
+    const ctx = context(interaction, deps);
+    if (command?.permission === 'admin' && !ctx.isAdmin) {
+      await answer(interaction, [
+        {
+          kind: 'notice',
+          tone: 'error',
+          text: `\`/${COMMAND_NAME} ${noun} ${verb}\` needs the Manage Server permission.`,
+        },
+      ]);
+      return;
+    }
+    if (command && command.noun !== 'help') await interaction.deferReply({ flags: EPHEMERAL });
+    let output: AdminOutput[];
+    try {
+      const values = command ? await args(interaction, command, ctx) : {};
+      output = await runAdminCommand(noun, verb, values, ctx);
+    } catch (error) {
+      logger.info({ err: error, noun, verb }, 'discord: admin command failed');
+      output = [{ kind: 'notice', tone: 'error', text: (error as Error).message }];
+    }
+    await answer(interaction, output);
+  }
+
+  async function complete(interaction: AutocompleteInteraction): Promise<void> {
+    const { noun, verb } = route(interaction);
+    const command = findCommand(noun, verb);
+    const focused = interaction.options.getFocused(true);
+    const spec = command && specFor(command, focused.name);
+    const ctx = context(interaction, deps);
+    // Names are not shown to someone who may not run the command.
+    if (!command || !spec || (command.permission === 'admin' && !ctx.isAdmin)) {
+      await interaction.respond([]);
+      return;
+    }
+    const typed = String(focused.value);
+    // A list completes its last item; the items before it are kept in the value.
+    const cut = spec.multiple ? typed.lastIndexOf(',') + 1 : 0;
+    const before = typed.slice(0, cut);
+    const current = typed.slice(cut).trim();
+    let choices: { name: string; value: string }[];
+    if (isReferenceKind(spec.kind)) {
+      const chatbot = interaction.options.getString('chatbot') ?? undefined;
+      const found = await suggest(spec.kind, current, ctx, { chatbot });
+      choices = found.map((s) => ({ name: s.name, value: `${before}${s.value}` }));
+    } else {
+      choices = (spec.choices ?? [])
+        .filter((c) => c.toLowerCase().includes(current.toLowerCase()))
+        .map((c) => ({ name: c, value: `${before}${c}` }));
+    }
+    await interaction.respond(choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES));
+  }
+
+  return async function onInteraction(interaction: Interaction): Promise<void> {
+    if (interaction.isAutocomplete() && interaction.commandName === COMMAND_NAME) {
+      await complete(interaction);
+    } else if (interaction.isChatInputCommand() && interaction.commandName === COMMAND_NAME) {
+      await run(interaction);
+    }
+  };
+}

@@ -1,0 +1,118 @@
+// The whole path for Discord tests and the bench: the fake Discord, the real engine, the real
+// service client and the local service, whose answers the test scripts (pieces and citations)
+// and releases piece by piece through the service's pacer.
+import { createConversation } from '../../src/bridge/index.js';
+import { startLocalService, type LocalService } from '../../src/local-service/index.js';
+import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
+import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
+import { createServiceClient } from '../../src/service/index.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import type { CiteEntry } from '../../src/service/types.js';
+import { openKeyvStore } from '../../src/state/keyv.js';
+import { openState } from '../../src/state/index.js';
+import { startRig, type Rig } from './helpers.js';
+
+export interface AnswerScript {
+  pieces: string[];
+  cite?: Record<string, CiteEntry>;
+  /** Awaited before piece `index` is handed to the service (timing, gates). */
+  before?: (index: number) => Promise<void> | void;
+  /** Called once the last piece was taken: the service closes the stream next. */
+  onEnd?: () => void;
+}
+
+export interface EngineRig extends Rig {
+  service: LocalService;
+  client: ServiceClient;
+  chatbotUuid: string;
+  /** The answer the next question gets (per question, in order; the last one repeats). */
+  answers: AnswerScript[];
+  /** Called before piece n (n ≥ 1) is written; resolve to let it through. Default: at once. */
+  pacer: (pieceIndex: number) => Promise<void>;
+  /** A script chosen by the question (concurrent answers); falls back to `answers`. */
+  answerFor?: (query: string) => AnswerScript | undefined;
+}
+
+const API_KEY = 'discord-test-key';
+
+export async function startEngineRig(
+  options: { minUpdateMs?: number; maxUploadBytes?: number; rateLimit?: [number, number] } = {},
+): Promise<EngineRig> {
+  const answers: AnswerScript[] = [];
+  const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
+  const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
+    refusePrivateUrls: false,
+    maxFetchBytes: 1_000_000,
+    fetchTimeoutMs: 1000,
+  });
+  const knowledge: KnowledgePort = {
+    ...base,
+    answer(request) {
+      const script = holder.answerFor?.(request.query) ??
+        (answers.length > 1 ? answers.shift() : answers[0]) ?? { pieces: ['(no script)'] };
+      return {
+        pieces: (async function* () {
+          for (const [index, piece] of script.pieces.entries()) {
+            await script.before?.(index);
+            yield piece;
+          }
+          script.onEnd?.();
+        })(),
+        citations: () => script.cite ?? {},
+      };
+    },
+  };
+  const service = await startLocalService({
+    apiKeys: [API_KEY],
+    knowledge,
+    pacer: (index) => holder.pacer(index),
+  });
+  const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+  const state = await openState('memory://');
+  const conversation = createConversation({ client, state });
+  const rig = await startRig(conversation, {
+    client,
+    state,
+    minUpdateMs: options.minUpdateMs,
+    maxUploadBytes: options.maxUploadBytes,
+  });
+  // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
+  const chatbot = await client.createChatbot({
+    name: 'Helper',
+    show_citations: true,
+    rate_limit: options.rateLimit ?? [100, 1],
+  });
+  await state.bindings.set(`discord:${rig.fake.guildId}`, chatbot.uuid);
+  await state.bindings.set(`discord:@dm`, chatbot.uuid);
+  return {
+    ...rig,
+    service,
+    client,
+    chatbotUuid: chatbot.uuid,
+    answers,
+    get pacer() {
+      return holder.pacer;
+    },
+    set pacer(fn) {
+      holder.pacer = fn;
+    },
+    get answerFor() {
+      return holder.answerFor;
+    },
+    set answerFor(fn) {
+      holder.answerFor = fn;
+    },
+    async close() {
+      await rig.close();
+      await client.close();
+      await service.close();
+    },
+  };
+}
+
+/** A gate: `wait()` promises resolve once `open()` was called. */
+export function gate(): { wait: () => Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { wait: () => opened, open };
+}

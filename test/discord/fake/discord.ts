@@ -1,0 +1,317 @@
+// A fake Discord on loopback for the real discord.js client: the REST routes chatbridge uses,
+// a CDN for attachments, and a gateway (see gateway.ts). Everything the bot does is recorded,
+// and tests wait on its events rather than on the clock.
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeGateway } from './gateway.js';
+import {
+  ChannelKind,
+  channelPayload,
+  guildPayload,
+  messagePayload,
+  snowflake,
+  user,
+  type FakeChannel,
+  type FakeMessage,
+  type FakeUser,
+} from './payloads.js';
+import { interactionRoutes, type InteractionRecord } from './interactions.js';
+import { createMessage, editMessage, startThread, tooManyRequests } from './messages.js';
+
+export { tooManyRequests };
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  /** The channel a /channels/:id route is about. */
+  channelId?: string;
+  body: unknown;
+  at: number;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** Bytes sent as they are (the CDN). */
+  raw?: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+/** Returns a retry-after in ms to answer this request with a 429, or undefined to serve it. */
+export type RateLimiter = (request: FakeRequest) => number | undefined;
+export type ThreadFailure = 'rate-limit' | 'forbidden' | 'exists' | undefined;
+
+type Route = (
+  request: FakeRequest,
+  params: string[],
+  req: IncomingMessage,
+) => Reply | Promise<Reply>;
+
+export const TOKEN = 'fake-bot-token';
+
+export class FakeDiscord extends EventEmitter {
+  readonly bot: FakeUser = user(snowflake(), 'chatbridge', true);
+  readonly applicationId = this.bot.id;
+  readonly guildId = snowflake();
+  readonly textChannel: FakeChannel = {
+    id: snowflake(),
+    type: ChannelKind.Text,
+    guild_id: this.guildId,
+    name: 'general',
+  };
+  readonly forum: FakeChannel = {
+    id: snowflake(),
+    type: ChannelKind.Forum,
+    guild_id: this.guildId,
+    name: 'help-forum',
+  };
+  readonly channels = new Map<string, FakeChannel>();
+  readonly messages = new Map<string, FakeMessage>();
+  readonly requests: FakeRequest[] = [];
+  readonly files = new Map<string, Uint8Array>();
+  readonly commands = new Map<string, unknown[]>();
+  /** Slash-command interactions by id and by token. */
+  readonly interactions = new Map<string, InteractionRecord>();
+  readonly gateway: FakeGateway;
+  rateLimiter: RateLimiter | undefined;
+  threadFailure: ThreadFailure;
+  intents = 0;
+  private server: Server | undefined;
+  private readonly routes: [string, RegExp, Route][] = [];
+  port = 0;
+
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+    for (const channel of [this.textChannel, this.forum]) this.channels.set(channel.id, channel);
+    this.gateway = new FakeGateway({
+      ready: () => ({
+        v: 10,
+        user: this.bot,
+        guilds: [{ id: this.guildId, unavailable: true }],
+        session_id: this.gateway.sessionId,
+        resume_gateway_url: this.gatewayUrl,
+        application: { id: this.applicationId, flags: 0 },
+        private_channels: [],
+      }),
+      guilds: () => [guildPayload(this.guildId, this.bot, [...this.channels.values()])],
+      onIdentify: (intents) => {
+        this.intents = intents;
+      },
+    });
+    this.defineRoutes();
+  }
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  get gatewayUrl(): string {
+    return `ws://127.0.0.1:${this.port}/gateway`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('upgrade', (req, socket, head) => {
+      if (req.url?.startsWith('/gateway')) this.gateway.handleUpgrade(req, socket, head);
+      else socket.destroy();
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.gateway.close();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  route(method: string, pattern: string, handler: Route): void {
+    const regex = new RegExp(`^${pattern.replace(/:\w+/g, '([^/]+)')}$`);
+    this.routes.push([method, regex, handler]);
+  }
+
+  // ---- things a user does ----
+
+  /** A user posts in a channel (or thread, or DM); the gateway delivers MESSAGE_CREATE. */
+  userMessage(
+    channelId: string,
+    author: FakeUser,
+    content: string,
+    options: { mentions?: FakeUser[]; id?: string; attachments?: FakeMessage['attachments'] } = {},
+  ): FakeMessage {
+    const channel = this.channels.get(channelId);
+    const message = this.store({
+      id: options.id ?? snowflake(),
+      channel_id: channelId,
+      guild_id: channel?.guild_id,
+      author,
+      content,
+      mentions: options.mentions ?? [],
+      attachments: options.attachments ?? [],
+      allowedMentions: [],
+      history: [content],
+      flags: 0,
+    });
+    this.gateway.dispatch(
+      'MESSAGE_CREATE',
+      messagePayload(message, channel?.type ?? ChannelKind.DM),
+    );
+    return message;
+  }
+
+  /** Delivers a message's MESSAGE_CREATE again (a replica or a restarted process sees it twice). */
+  redeliver(message: FakeMessage): void {
+    const type = this.channels.get(message.channel_id)?.type ?? ChannelKind.DM;
+    this.gateway.dispatch('MESSAGE_CREATE', messagePayload(message, type));
+  }
+
+  /** A user opens a DM with the bot: a channel the client has never seen. */
+  dmChannel(recipient: FakeUser): FakeChannel {
+    const channel: FakeChannel = { id: snowflake(), type: ChannelKind.DM, recipients: [recipient] };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** A user creates a forum post: THREAD_CREATE, then the starter message (same id). */
+  forumPost(
+    author: FakeUser,
+    title: string,
+    content: string,
+    mentions: FakeUser[] = [],
+  ): FakeChannel {
+    const thread: FakeChannel = {
+      id: snowflake(),
+      type: ChannelKind.PublicThread,
+      guild_id: this.guildId,
+      parent_id: this.forum.id,
+      name: title,
+      owner_id: author.id,
+    };
+    this.channels.set(thread.id, thread);
+    this.gateway.dispatch('THREAD_CREATE', { ...channelPayload(thread), newly_created: true });
+    this.userMessage(thread.id, author, content, { id: thread.id, mentions });
+    return thread;
+  }
+
+  /** Serves bytes on the fake CDN; returns the attachment object a message would carry. */
+  attachment(filename: string, bytes: Uint8Array, contentType = 'text/plain') {
+    const id = snowflake();
+    this.files.set(`${id}/${filename}`, bytes);
+    const url = `http://127.0.0.1:${this.port}/cdn/attachments/${id}/${filename}?ex=1&hm=signed`;
+    return { id, filename, size: bytes.length, url, proxy_url: url, content_type: contentType };
+  }
+
+  // ---- what the bot did ----
+
+  botMessages(channelId?: string): FakeMessage[] {
+    return [...this.messages.values()].filter(
+      (m) => m.author.id === this.bot.id && (channelId === undefined || m.channel_id === channelId),
+    );
+  }
+
+  /** Resolves with the first recorded event of this name matching the predicate (past or future). */
+  waitFor<T>(event: string, predicate: (value: T) => boolean, past: T[] = []): Promise<T> {
+    const found = past.find(predicate);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve) => {
+      const listener = (value: T) => {
+        if (!predicate(value)) return;
+        this.off(event, listener);
+        resolve(value);
+      };
+      this.on(event, listener);
+    });
+  }
+
+  store(message: FakeMessage): FakeMessage {
+    this.messages.set(message.id, message);
+    return message;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = text;
+    if ((req.headers['content-type'] ?? '').includes('application/json') && text !== '')
+      body = JSON.parse(text);
+    const path = decodeURIComponent(url.pathname).replace(/^\/api(\/v\d+)?/, '');
+    const request: FakeRequest = {
+      method: req.method ?? 'GET',
+      path,
+      channelId: /^\/channels\/(\d+)/.exec(path)?.[1],
+      body,
+      at: performance.now(),
+    };
+    this.requests.push(request);
+    this.emit('request', request);
+    const reply = await this.serve(request, url, req);
+    const typed =
+      reply.body === undefined && reply.raw === undefined
+        ? {}
+        : { 'content-type': 'application/json' };
+    res.writeHead(reply.status, { ...typed, ...reply.headers });
+    res.end(reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body)));
+  }
+
+  private async serve(request: FakeRequest, url: URL, req: IncomingMessage): Promise<Reply> {
+    if (url.pathname.startsWith('/cdn/attachments/')) {
+      const bytes = this.files.get(url.pathname.slice('/cdn/attachments/'.length));
+      if (!bytes || url.searchParams.get('hm') !== 'signed')
+        return { status: 404, body: 'expired' };
+      return { status: 200, raw: bytes, headers: { 'content-type': 'application/octet-stream' } };
+    }
+    const openRoute = /^\/(interactions|webhooks)\//.test(request.path);
+    if (!openRoute && req.headers.authorization !== `Bot ${TOKEN}`) {
+      return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+    }
+    const retryAfterMs = this.rateLimiter?.(request);
+    if (retryAfterMs !== undefined) return tooManyRequests(request, retryAfterMs);
+    for (const [method, regex, handler] of this.routes) {
+      const match = regex.exec(request.path);
+      if (method === request.method && match) return handler(request, match.slice(1), req);
+    }
+    return {
+      status: 404,
+      body: { message: `fake: no route ${request.method} ${request.path}`, code: 0 },
+    };
+  }
+
+  private defineRoutes(): void {
+    this.route('GET', '/gateway/bot', () => ({
+      status: 200,
+      body: {
+        url: this.gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      },
+    }));
+    this.route('GET', '/users/@me', () => ({ status: 200, body: this.bot }));
+    this.route('GET', '/applications/@me', () => ({
+      status: 200,
+      body: { id: this.applicationId, name: 'chatbridge', flags: 0, bot: this.bot },
+    }));
+    this.route('POST', '/channels/:cid/typing', (r) => {
+      this.emit('typing', r.channelId);
+      return { status: 204 };
+    });
+    this.route('POST', '/channels/:cid/messages', (r, [cid]) => createMessage(this, cid!, r.body));
+    this.route('PATCH', '/channels/:cid/messages/:mid', (r, [, mid]) =>
+      editMessage(this, mid!, r.body),
+    );
+    this.route('GET', '/channels/:cid/messages/:mid', (_r, [cid, mid]) => {
+      const message = this.messages.get(mid!);
+      if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+      return { status: 200, body: messagePayload(message, this.channels.get(cid!)?.type ?? 0) };
+    });
+    this.route('POST', '/channels/:cid/messages/:mid/threads', (r, [cid, mid]) =>
+      startThread(this, cid!, mid!, r.body as { name: string }),
+    );
+    for (const [method, pattern, handler] of interactionRoutes(this))
+      this.route(method, pattern, handler);
+  }
+}

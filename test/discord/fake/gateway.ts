@@ -1,0 +1,100 @@
+// The fake's gateway: hello, heartbeat acks, identify → READY + GUILD_CREATE, resume → replay,
+// and dispatches to every identified connection. Plain JSON frames (no compression).
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { snowflake } from './payloads.js';
+
+interface Dispatch {
+  s: number;
+  t: string;
+  d: unknown;
+}
+
+export interface GatewayHooks {
+  ready(): unknown;
+  guilds(): unknown[];
+  onIdentify(intents: number): void;
+}
+
+export class FakeGateway {
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sockets = new Set<WebSocket>();
+  private readonly log: Dispatch[] = [];
+  private seq = 0;
+  readonly sessionId = snowflake();
+  /** Events sent while no connection was identified wait here. */
+  private pending: Dispatch[] = [];
+  identifies = 0;
+  resumes = 0;
+  /** On resume, also re-send this many events the client already had (duplicate delivery). */
+  resumeOverlap = 0;
+
+  constructor(private readonly hooks: GatewayHooks) {}
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  private send(ws: WebSocket, payload: unknown): void {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
+  }
+
+  private accept(ws: WebSocket): void {
+    this.send(ws, { op: 10, d: { heartbeat_interval: 41_250 }, s: null, t: null });
+    ws.on('message', (raw) => {
+      const packet = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> };
+      if (packet.op === 1) this.send(ws, { op: 11, d: null, s: null, t: null });
+      else if (packet.op === 2) this.identify(ws, packet.d);
+      else if (packet.op === 6) this.resume(ws, Number(packet.d.seq ?? 0));
+    });
+    ws.on('close', () => this.sockets.delete(ws));
+  }
+
+  private identify(ws: WebSocket, data: Record<string, unknown>): void {
+    this.identifies += 1;
+    this.hooks.onIdentify(Number(data.intents ?? 0));
+    this.sockets.add(ws);
+    this.dispatch('READY', this.hooks.ready());
+    for (const guild of this.hooks.guilds()) this.dispatch('GUILD_CREATE', guild);
+    this.flushPending();
+  }
+
+  private flushPending(): void {
+    const waiting = this.pending;
+    this.pending = [];
+    for (const event of waiting) this.dispatch(event.t, event.d);
+  }
+
+  private resume(ws: WebSocket, seq: number): void {
+    this.resumes += 1;
+    this.sockets.add(ws);
+    // Replays what the client missed, as Discord does after a resume.
+    for (const event of this.log.filter((e) => e.s > seq - this.resumeOverlap)) {
+      this.send(ws, { op: 0, ...event });
+    }
+    this.dispatch('RESUMED', {});
+    this.flushPending();
+  }
+
+  dispatch(t: string, d: unknown): void {
+    if (this.sockets.size === 0 && t !== 'READY' && t !== 'GUILD_CREATE') {
+      this.pending.push({ s: 0, t, d });
+      return;
+    }
+    const event = { s: ++this.seq, t, d };
+    this.log.push(event);
+    for (const ws of this.sockets) this.send(ws, { op: 0, ...event });
+  }
+
+  /** Drops every connection with a resumable close code; discord.js reconnects and resumes. */
+  dropConnections(): void {
+    for (const ws of this.sockets) ws.close(4000, 'fake: unknown error');
+    this.sockets.clear();
+  }
+
+  close(): void {
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+  }
+}

@@ -1,0 +1,104 @@
+// Shared set-up for the Discord tests: the fake, the adapter on it, and a recording Conversation
+// for tests of routing and of the reply surface alone.
+import { EventEmitter } from 'node:events';
+import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
+import type {
+  Conversation,
+  IncomingMessage,
+  ReplyTarget,
+  ThreadRef,
+} from '../../src/bridge/types.js';
+import { threadKey } from '../../src/bridge/types.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import { createLogger, silentLogger } from '../../src/log.js';
+import { openState, type State } from '../../src/state/index.js';
+import { FakeDiscord, TOKEN } from './fake/discord.js';
+import { user } from './fake/payloads.js';
+
+export const alice = user('100000000000000001', 'alice');
+export const otherBot = user('100000000000000009', 'otherbot', true);
+
+export type Script = (message: IncomingMessage, target: ReplyTarget) => Promise<void>;
+
+/** A Conversation that records what it was asked and answers with a script. */
+export class RecordingConversation extends EventEmitter implements Conversation {
+  readonly handled: IncomingMessage[] = [];
+  readonly sessions = new Set<string>();
+  readonly resets: ThreadRef[] = [];
+  script: Script = async (_message, target) => {
+    const reply = await target.openMessage('ok');
+    await reply.finish({ text: 'ok', sources: [] });
+  };
+
+  async handle(message: IncomingMessage, target: ReplyTarget): Promise<void> {
+    this.handled.push(message);
+    this.sessions.add(threadKey(message));
+    this.emit('handling', message);
+    await this.script(message, target);
+    this.emit('handled', message);
+  }
+
+  async hasSession(thread: ThreadRef): Promise<boolean> {
+    return this.sessions.has(threadKey(thread));
+  }
+
+  async reset(thread: ThreadRef): Promise<void> {
+    this.resets.push(thread);
+    this.sessions.delete(threadKey(thread));
+  }
+
+  /** Resolves when a message matching the predicate has been fully answered. */
+  done(predicate: (message: IncomingMessage) => boolean): Promise<IncomingMessage> {
+    return new Promise((resolve) => {
+      const listener = (message: IncomingMessage) => {
+        if (!predicate(message)) return;
+        this.off('handled', listener);
+        resolve(message);
+      };
+      this.on('handled', listener);
+    });
+  }
+}
+
+export interface Rig {
+  fake: FakeDiscord;
+  state: State;
+  adapter: DiscordAdapter;
+  close(): Promise<void>;
+}
+
+export async function startRig(
+  conversation: Conversation,
+  options: {
+    client?: ServiceClient;
+    state?: State;
+    fake?: FakeDiscord;
+    maxUploadBytes?: number;
+    minUpdateMs?: number;
+  } = {},
+): Promise<Rig> {
+  const fake = options.fake ?? (await new FakeDiscord().start());
+  const state = options.state ?? (await openState('memory://'));
+  const adapter = createDiscordAdapter(
+    { token: TOKEN, apiUrl: fake.apiUrl, maxUploadBytes: options.maxUploadBytes ?? 1_000_000 },
+    {
+      conversation,
+      state,
+      client: options.client ?? ({} as ServiceClient),
+      // DEBUG_DISCORD=1 shows the adapter's log while a test is being written.
+      logger: process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger,
+      minUpdateMs: options.minUpdateMs ?? 50,
+    },
+  );
+  await adapter.start();
+  return {
+    fake,
+    state,
+    adapter,
+    async close() {
+      await adapter.stop();
+      await fake.close();
+      await state.close();
+    },
+  };
+}
