@@ -5,6 +5,11 @@ import {
   slackConfigFromEnv,
   type SlackAdapterConfig,
 } from '../adapters/slack/index.js';
+import {
+  createDiscordAdapter,
+  discordConfigFromEnv,
+  type DiscordAdapterConfig,
+} from '../adapters/discord/index.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
@@ -31,7 +36,14 @@ const slack: Platform<SlackAdapterConfig> = {
     createSlackAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'slack' }) }),
 };
 
-const platforms = [slack] as Platform<unknown>[];
+const discord: Platform<DiscordAdapterConfig> = {
+  name: 'discord',
+  configFromEnv: discordConfigFromEnv,
+  create: (config, deps) =>
+    createDiscordAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'discord' }) }),
+};
+
+const platforms = [slack, discord] as Platform<unknown>[];
 
 export interface ConfiguredPlatform {
   name: string;
