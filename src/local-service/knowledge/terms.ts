@@ -36,11 +36,19 @@ export function stem(word: string): string {
   return w;
 }
 
+// Stemming is the hot path of indexing: remember recent answers (bounded, cleared when full).
+const cache = new Map<string, string | null>();
+const CACHE_LIMIT = 200_000;
+
 /** One token → its search term, or null for a stop word. */
 export function normalizeTerm(token: string): string | null {
+  const known = cache.get(token);
+  if (known !== undefined) return known;
   const lower = token.toLowerCase();
-  if (STOP_WORDS.has(lower)) return null;
-  return stem(lower);
+  const term = STOP_WORDS.has(lower) ? null : stem(lower);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(token, term);
+  return term;
 }
 
 /** The search terms of a text, in order, stop words removed (duplicates kept). */

@@ -33,6 +33,11 @@ export interface SearchOptions {
   sourceUuids?: string[];
   /** Most passages returned. Default 5. */
   limit?: number;
+  /**
+   * Text of earlier turns of the conversation (previous queries, say): its terms widen the
+   * search at a lower weight, so a follow-up like "and how do I install it?" finds its topic.
+   */
+  context?: string;
 }
 
 export interface KnowledgeIndex {

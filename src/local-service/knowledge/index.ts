@@ -1,0 +1,28 @@
+// The knowledge side of the local service: what the HTTP side calls.
+export {
+  ACCEPTED_EXTENSIONS,
+  extractText,
+  type ExtractInput,
+  type ExtractedText,
+} from './extract.js';
+export { fetchUrlText, type FetchUrlOptions, type FetchedText } from './fetch-url.js';
+export { isPrivateAddress } from './address-guard.js';
+export { CHUNK_TOKENS, chunkText, countTokens } from './chunk.js';
+export { CHUNKS_NAMESPACE, createKnowledgeIndex } from './search-index.js';
+export {
+  NOT_FOUND_ANSWER,
+  composeAnswer,
+  splitIntoPieces,
+  type ComposeOptions,
+} from './compose.js';
+export { streamLlmAnswer, type LlmAnswer, type LlmConfig, type LlmInput } from './llm.js';
+export { citedIn } from './cite.js';
+export {
+  FetchFailedError,
+  UnsupportedFileTypeError,
+  type ComposedAnswer,
+  type KnowledgeIndex,
+  type Passage,
+  type SearchOptions,
+  type SourceText,
+} from './types.js';

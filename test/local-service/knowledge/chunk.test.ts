@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import {
+  chunkText,
+  countTokens,
+  splitIntoPieces,
+} from '../../../src/local-service/knowledge/index.js';
+
+const words = (text: string) => text.split(/\s+/).filter((w) => w !== '');
+
+function sentence(topic: string, n: number): string {
+  return `The ${topic} section explains point number ${n} in plain words for readers.`;
+}
+
+describe('countTokens', () => {
+  it('estimates one token per four characters, one per CJK character', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('abcd')).toBe(1);
+    expect(countTokens('abcde')).toBe(2);
+    expect(countTokens('日本語')).toBe(3);
+    expect(countTokens('x'.repeat(1200))).toBe(300);
+  });
+});
+
+describe('chunkText', () => {
+  it('keeps short text whole and gives nothing for empty text', () => {
+    expect(chunkText('Hello there.\n\nSecond paragraph.')).toEqual([
+      'Hello there.\n\nSecond paragraph.',
+    ]);
+    expect(chunkText('  \n\n ')).toEqual([]);
+  });
+
+  it('cuts on paragraph boundaries within the size, losing and splitting no word', () => {
+    const paragraphs = Array.from({ length: 40 }, (_, p) =>
+      Array.from({ length: 3 }, (_, s) => sentence(`topic${p}`, s)).join(' '),
+    );
+    const text = paragraphs.join('\n\n');
+    const chunks = chunkText(text, 100);
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) {
+      expect(countTokens(chunk)).toBeLessThanOrEqual(100);
+      // every chunk is a run of whole paragraphs
+      for (const part of chunk.split('\n\n')) expect(paragraphs).toContain(part);
+    }
+    expect(words(chunks.join(' '))).toEqual(words(text));
+  });
+
+  it('splits an over-long paragraph at sentence ends, then at spaces', () => {
+    const long = Array.from({ length: 30 }, (_, i) => sentence('long', i)).join(' ');
+    const chunks = chunkText(long, 60);
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) {
+      expect(countTokens(chunk)).toBeLessThanOrEqual(60);
+      expect(chunk).toMatch(/^The long section .*readers\.$/);
+    }
+    const run = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const pieces = chunkText(run, 50);
+    expect(words(pieces.join(' '))).toEqual(words(run));
+    for (const piece of pieces) expect(countTokens(piece)).toBeLessThanOrEqual(50);
+  });
+
+  it('cuts a single word longer than a chunk only because it must', () => {
+    const blob = 'A'.repeat(1000);
+    expect(chunkText(blob, 100)).toEqual(['A'.repeat(400), 'A'.repeat(400), 'A'.repeat(200)]);
+  });
+
+  it('keeps a heading with its section', () => {
+    const body = (name: string) => Array.from({ length: 4 }, (_, i) => sentence(name, i)).join(' ');
+    const text = [
+      '# Install',
+      body('install'),
+      '## Configure',
+      body('configure'),
+      'Usage',
+      body('usage'),
+    ].join('\n\n');
+    const chunks = chunkText(text, 120);
+    expect(chunks).toEqual([
+      `# Install\n\n${body('install')}`,
+      `## Configure\n\n${body('configure')}`,
+      `Usage\n\n${body('usage')}`,
+    ]);
+  });
+});
+
+describe('splitIntoPieces', () => {
+  it('cuts a few words at a time and keeps every character', () => {
+    const text = '  According to Guide:\n\nRun the installer first. [1.2] Then  start it.\n';
+    const pieces = splitIntoPieces(text);
+    expect(pieces.join('')).toBe(text);
+    expect(pieces).toEqual([
+      '  According to Guide:\n\n',
+      'Run the installer ',
+      'first. [1.2] Then  ',
+      'start it.\n',
+    ]);
+    expect(splitIntoPieces('one two', 1)).toEqual(['one ', 'two']);
+    expect(splitIntoPieces('')).toEqual([]);
+    expect(splitIntoPieces('😀 é\n').join('')).toBe('😀 é\n');
+  });
+});

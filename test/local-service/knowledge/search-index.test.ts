@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  createKnowledgeIndex,
+  type SourceText,
+} from '../../../src/local-service/knowledge/index.js';
+import { openKeyvStore } from '../../../src/state/keyv.js';
+
+const BOT = 'bot-1';
+const source = (
+  uuid: string,
+  title: string,
+  text: string,
+  extra: Partial<SourceText> = {},
+): SourceText => ({
+  uuid,
+  chatbotUuid: BOT,
+  title,
+  type: 'upload',
+  fileName: `${uuid}.md`,
+  text,
+  ...extra,
+});
+
+const INSTALL = source(
+  'install',
+  'Installation guide',
+  '# Installing chatbridge\n\nRun npm install chatbridge to install the package. Then start the bridge with npx chatbridge start.\n\n' +
+    '## Requirements\n\nNode 20 or newer is required.',
+);
+const PRICING = source(
+  'pricing',
+  'Pricing',
+  'The basic plan costs 10 dollars a month. The pro plan costs 25 dollars a month and adds priority support.',
+);
+const REFUNDS = source(
+  'refunds',
+  'Refund policy',
+  'Refunds are issued within 30 days of purchase. Write to support to ask for a refund.',
+  {
+    type: 'url',
+    link: 'https://example.com/refunds',
+  },
+);
+
+async function memoryIndex() {
+  const store = await openKeyvStore('memory://');
+  const index = await createKnowledgeIndex(store);
+  for (const s of [INSTALL, PRICING, REFUNDS]) await index.add(s);
+  return { store, index };
+}
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('knowledge index', () => {
+  it('reports the tokens and chunks it indexed', async () => {
+    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    expect(await index.add(PRICING)).toEqual({
+      tokens: Math.ceil(PRICING.text.length / 4),
+      chunks: 1,
+    });
+  });
+
+  it('ranks the source that answers first and fills every passage field', async () => {
+    const { index } = await memoryIndex();
+    const [top] = await index.search(BOT, 'How do I install it?');
+    expect(top).toMatchObject({
+      sourceUuid: 'install',
+      title: 'Installation guide',
+      fileName: 'install.md',
+      type: 'upload',
+      chunkIndex: 0,
+    });
+    expect(top?.text).toContain('npm install chatbridge');
+    expect((await index.search(BOT, 'how much does the pro plan cost'))[0]?.sourceUuid).toBe(
+      'pricing',
+    );
+    const refund = (await index.search(BOT, 'can I get my money refunded?'))[0];
+    expect(refund).toMatchObject({
+      sourceUuid: 'refunds',
+      link: 'https://example.com/refunds',
+      type: 'url',
+    });
+    const scores = (await index.search(BOT, 'plan support refund')).map((p) => p.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('tolerates a typo and a partial word', async () => {
+    const { index } = await memoryIndex();
+    expect((await index.search(BOT, 'refnd'))[0]?.sourceUuid).toBe('refunds');
+    expect((await index.search(BOT, 'requir'))[0]?.sourceUuid).toBe('install');
+  });
+
+  it('searches only the sources it is given, and only the chatbot asked', async () => {
+    const { index } = await memoryIndex();
+    const filtered = await index.search(BOT, 'install support', {
+      sourceUuids: ['pricing', 'refunds'],
+    });
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.every((p) => p.sourceUuid !== 'install')).toBe(true);
+    expect(await index.search(BOT, 'install', { sourceUuids: [] })).toEqual([]);
+    expect(await index.search('other-bot', 'install')).toEqual([]);
+    expect(await index.search(BOT, 'the and of')).toEqual([]); // only stop words
+    expect(await index.search(BOT, 'plan', { limit: 1 })).toHaveLength(1);
+  });
+
+  it('uses earlier turns as context for a follow-up', async () => {
+    const { index } = await memoryIndex();
+    // "support" is in two sources; the earlier turn decides which one the follow-up means.
+    const aboutPlans = await index.search(BOT, 'and is there support?', {
+      context: 'how much is the pro plan',
+    });
+    const aboutRefunds = await index.search(BOT, 'and is there support?', {
+      context: 'refund for my purchase',
+    });
+    expect(aboutPlans[0]?.sourceUuid).toBe('pricing');
+    expect(aboutRefunds[0]?.sourceUuid).toBe('refunds');
+    // The query's own terms outweigh the context's.
+    const own = await index.search(BOT, 'install', { context: 'refund refund purchase' });
+    expect(own[0]?.sourceUuid).toBe('install');
+  });
+
+  it('replaces the earlier text of a source when it is added again', async () => {
+    const { index } = await memoryIndex();
+    await index.add({ ...PRICING, text: 'Everything is free during the beta.' });
+    expect(await index.search(BOT, 'dollars')).toEqual([]);
+    expect((await index.search(BOT, 'free beta'))[0]?.sourceUuid).toBe('pricing');
+  });
+
+  it('renames a source in results and in what is searched', async () => {
+    const { index } = await memoryIndex();
+    await index.rename('pricing', 'Subscription handbook');
+    const [hit] = await index.search(BOT, 'handbook');
+    expect(hit).toMatchObject({ sourceUuid: 'pricing', title: 'Subscription handbook' });
+    expect((await index.search(BOT, 'pro plan'))[0]?.title).toBe('Subscription handbook');
+    await index.rename('unknown-source', 'whatever'); // nothing indexed yet: no error
+  });
+
+  it('rebuilds the index from a SQLite store after a restart, renames included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kn-index-'));
+    dirs.push(dir);
+    const url = `sqlite://${join(dir, 'store.sqlite')}`;
+    const first = await openKeyvStore(url);
+    const index = await createKnowledgeIndex(first);
+    for (const s of [INSTALL, PRICING, REFUNDS]) await index.add(s);
+    await index.rename('refunds', 'Money back');
+    const before = await index.search(BOT, 'refund within 30 days');
+    await index.close();
+    await first.close();
+
+    const second = await openKeyvStore(url);
+    const reopened = await createKnowledgeIndex(second);
+    const after = await reopened.search(BOT, 'refund within 30 days');
+    expect(after).toEqual(before);
+    expect(after[0]).toMatchObject({
+      sourceUuid: 'refunds',
+      title: 'Money back',
+      link: 'https://example.com/refunds',
+    });
+    await reopened.close();
+    await second.close();
+  });
+
+  it('loses no source when adds race the first search', async () => {
+    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const adds = Array.from({ length: 20 }, (_, i) =>
+      index.add(source(`s${i}`, `Doc ${i}`, `Unique word zebra${i} lives here.`)),
+    );
+    const searches = Array.from({ length: 5 }, () => index.search(BOT, 'zebra0'));
+    await Promise.all([...adds, ...searches]);
+    for (let i = 0; i < 20; i++) {
+      const hits = await index.search(BOT, `zebra${i}`);
+      expect(hits.map((h) => h.sourceUuid)).toEqual([`s${i}`]);
+    }
+  });
+});
