@@ -3,6 +3,8 @@
 // names elsewhere; redirects are followed only within those hosts. A login page served instead
 // of the file (the app lacks files:read) is recognised and explained.
 
+import { readCapped } from '../shared/read-capped.js';
+
 export const SLACK_FILE_HOSTS = ['files.slack.com', 'files.slack-gov.com'];
 
 export class SlackFileError extends Error {
@@ -100,36 +102,17 @@ export async function downloadSlackFile(
         `The file is ${MB(declared)}; the limit is ${MB(options.maxBytes)}.`,
       );
     }
-    const bytes = await readCapped(response, options.maxBytes);
+    const bytes = await readCapped(
+      response.body,
+      options.maxBytes,
+      () =>
+        new SlackFileError(
+          'too_large',
+          `The file is larger than the limit of ${MB(options.maxBytes)}.`,
+        ),
+    );
     if (looksLikeHtml(bytes)) throw new SlackFileError('login_page', MISSING_SCOPE);
     return { bytes, ...(contentType ? { contentType } : {}) };
   }
   throw new SlackFileError('http', 'Too many redirects while downloading the file from Slack.');
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new SlackFileError(
-        'too_large',
-        `The file is larger than the limit of ${MB(maxBytes)}.`,
-      );
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

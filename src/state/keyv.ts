@@ -83,6 +83,8 @@ async function connectRedis(
         connectedOnce ? Math.min(100 * 2 ** retries, 2_000) : cause,
     },
   });
+  // Every keyv namespace's adapter listens for errors on this one shared client.
+  client.setMaxListeners(0);
   // node-redis emits 'error' on every failed (re)connect; without a listener it would crash.
   client.on('error', (err: unknown) => {
     if (connectedOnce) {

@@ -1,6 +1,7 @@
 // Downloads a slash-command attachment from Discord's CDN at once (its signed URL expires),
 // capped in size while it streams, not only by the size Discord announced.
 import type { AdminFile } from '../../../src/admin/types.js';
+import { readCapped } from '../../shared/read-capped.js';
 
 export interface AttachmentRef {
   name: string;
@@ -47,25 +48,7 @@ export async function downloadAttachment(
       `file: Discord answered ${response.status} for "${attachment.name}"; attach it again`,
     );
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooBig();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readCapped(response.body, maxBytes, tooBig);
   return {
     name: attachment.name,
     bytes,
