@@ -237,4 +237,20 @@ describe('streaming', () => {
       Date.parse(messages[0]!.created_at),
     );
   });
+
+  it('answers an unrelated follow-up honestly instead of repeating the earlier topic', async () => {
+    const { bot } = await knowledgeBot(h, true);
+    const session = await h.client.createSession(bot.uuid);
+    await readPieces(
+      await h.client.streamMessage(session.uuid, { query: 'Tell me about the Zephyr kettle' }),
+    );
+    for (const query of ['Who won the chess olympiad?', 'What colour is it?']) {
+      const text = (await readPieces(await h.client.streamMessage(session.uuid, { query }))).join(
+        '',
+      );
+      expect(text).toMatch(/could not find that in my sources/i);
+    }
+    const messages = await h.client.listMessages(session.uuid);
+    expect(messages.map((m) => m.cite_data_json).slice(1)).toEqual(['{}', '{}']);
+  });
 });

@@ -6,9 +6,11 @@
 //
 // Chunks end on paragraph boundaries where they can, then on sentence boundaries, then on
 // whitespace; never inside a word, except a single "word" longer than a whole chunk (a
-// base64 blob, say), which is cut at the chunk size. A heading is kept with the section it
-// introduces: it is glued to the next paragraph and, when the current chunk is already half
-// full, starts a new chunk.
+// base64 blob, say), which is cut at the chunk size. A fenced code block is one paragraph,
+// blank lines and all. A heading is kept with the section it introduces: it is glued to the
+// next paragraph and, when the current chunk is already half full, starts a new chunk. A
+// paragraph ending with ":" is glued to what it introduces (a code block, a list) the same way.
+import { rawParagraphs } from './markdown.js';
 
 export const CHUNK_TOKENS = 300;
 
@@ -35,34 +37,60 @@ function isHeading(paragraph: string): boolean {
   return paragraph.length <= 80 && !/[.!?:;,]["'”’)\]]*$/.test(paragraph);
 }
 
-/** Paragraphs, with each run of headings glued to the paragraph after it. */
+const introduces = (paragraph: string) =>
+  /:\s*$/.test(paragraph) && !/^\s*(`{3}|~{3})/.test(paragraph);
+
+/** Paragraphs, with each run of headings (and lead-ins ending in ":") glued to the next one. */
 function unitsOf(text: string): Unit[] {
-  const paragraphs = text
-    .replace(/\r\n?/g, '\n')
-    .split(/\n[ \t]*\n/)
-    .map((p) => p.replace(/[ \t]+$/gm, '').replace(/^\n+|\n+$/g, ''))
-    .filter((p) => p.trim() !== '');
   const units: Unit[] = [];
-  let headings: string[] = [];
-  for (const paragraph of paragraphs) {
-    if (isHeading(paragraph)) {
-      headings.push(paragraph);
+  let leading: string[] = [];
+  let section = false;
+  for (const paragraph of rawParagraphs(text)) {
+    const heading = isHeading(paragraph);
+    if (heading || introduces(paragraph)) {
+      leading.push(paragraph);
+      section ||= heading;
       continue;
     }
-    const joined = [...headings, paragraph].join('\n\n');
-    units.push({ text: joined, tokens: countTokens(joined), section: headings.length > 0 });
-    headings = [];
+    const joined = [...leading, paragraph].join('\n\n');
+    units.push({ text: joined, tokens: countTokens(joined), section });
+    leading = [];
+    section = false;
   }
-  if (headings.length > 0) {
-    const joined = headings.join('\n\n');
-    units.push({ text: joined, tokens: countTokens(joined), section: true });
+  if (leading.length > 0) {
+    const joined = leading.join('\n\n');
+    units.push({ text: joined, tokens: countTokens(joined), section });
   }
   return units;
 }
 
-/** Splits text that is too long for one chunk at the finest boundary needed. */
+/** A line break before a list item or a table row: where a long list or table may be cut. */
+const ITEM_BREAK = /\n(?=[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]|[ \t]*\|)/;
+
+/**
+ * Splits text that is too long for one chunk at the finest boundary needed: between the
+ * paragraphs glued into one unit (a heading and its section), between list items or table
+ * rows (lines kept), then at sentence ends, then at spaces.
+ */
 function splitLong(text: string, maxTokens: number): string[] {
-  const bySentence = text.split(/(?<=[.!?…]["'”’)\]]*)\s+|\n+/).filter((s) => s.trim() !== '');
+  const paragraphs = rawParagraphs(text);
+  if (paragraphs.length > 1) {
+    const pieces = paragraphs.flatMap((paragraph) =>
+      countTokens(paragraph) <= maxTokens ? [paragraph] : splitLong(paragraph, maxTokens),
+    );
+    return pack(pieces, maxTokens, '\n\n');
+  }
+  const items = text.split(ITEM_BREAK);
+  if (items.length > 1) {
+    const pieces = items.flatMap((item) =>
+      countTokens(item) <= maxTokens ? [item] : splitLong(item, maxTokens),
+    );
+    return pack(pieces, maxTokens, '\n');
+  }
+  // Sentence ends (not before a lowercase word, which goes on the sentence), or line breaks.
+  const bySentence = text
+    .split(/(?<=[.!?…]["'”’)\]]*)\s+(?=[^\s\p{Ll}])|\n+/u)
+    .filter((s) => s.trim() !== '');
   const pieces: string[] = [];
   for (const sentence of bySentence) {
     if (countTokens(sentence) <= maxTokens) {

@@ -2,10 +2,10 @@
 // sentences of the retrieved passages that best match the question, each group introduced
 // by the source it comes from. It never invents text; when the passages do not cover the
 // question well enough it says so.
-import type { CiteEntry } from '../../service/types.js';
-import { citePassages, type CitedPassage } from './cite.js';
-import { splitSentences } from './sentences.js';
-import { termsOf } from './terms.js';
+import { citePassages } from './cite.js';
+import { contextWeight, termsOf } from './terms.js';
+import { type Unit, unitsOf } from './units.js';
+import { writeAnswer } from './write.js';
 import type { ComposedAnswer, Passage } from './types.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find that in my sources.';
@@ -16,92 +16,43 @@ export interface ComposeOptions {
   history?: { query: string; response: string }[];
 }
 
-/** Passages read (best first), sentences written, share of the question the passages must cover. */
+/** Passages read (best first), units written, share of the question the passages must cover. */
 const MAX_PASSAGES = 4;
-const MAX_SENTENCES = 3;
+const MAX_UNITS = 3;
 const MAX_SOURCES = 3;
 const MIN_COVERAGE = 0.5;
-const CONTEXT_WEIGHT = 0.35;
 const PREFIX_WEIGHT = 0.7;
-/** A term a chosen sentence already said counts this much in the next one. */
+/** A term a chosen unit already said counts this much in the next one. */
 const REPEAT_WEIGHT = 0.3;
-/** A further sentence must add at least this share of what the first one brought. */
+/** A further unit must add at least this share of what the first one brought. */
 const MIN_GAIN = 0.35;
-/** What a heading lends the sentence after it (a question lends all). */
-const HEADING_CARRY = 0.5;
+/** A unit mostly made of what was asked (a short, focused one) gains up to this share. */
+const FOCUS_BONUS = 0.3;
+/** A term the unit's section heading names too (the section is about it) adds this share. */
+const SECTION_BONUS = 0.2;
+/** A table row reads worse than prose that says as much. */
+const ROW_FACTOR = 0.85;
 
-interface Candidate {
-  cited: CitedPassage;
-  rank: number;
-  position: number;
-  text: string;
-  /** Query term index → how well this sentence (with its lead-in) matches it, 0..1. */
-  matched: Map<number, number>;
-  contextScore: number;
-}
-
-function matches(term: string, terms: Set<string>): number {
-  if (terms.has(term)) return 1;
+/** How strongly weighted terms stand for `term`: exactly, or by a shared long prefix. */
+function matches(term: string, weights: ReadonlyMap<string, number>): number {
+  const exact = weights.get(term);
+  if (exact !== undefined) return exact;
   if (term.length < 4) return 0;
-  for (const other of terms) {
+  let best = 0;
+  for (const [other, weight] of weights) {
     if (other.length >= 4 && (other.startsWith(term) || term.startsWith(other)))
-      return PREFIX_WEIGHT;
+      best = Math.max(best, PREFIX_WEIGHT * weight);
   }
-  return 0;
+  return best;
 }
 
-function isQuestion(sentence: string): boolean {
-  return /\?["'”’)]*$/.test(sentence);
-}
+const allOnes = (terms: Iterable<string>) => new Map([...terms].map((t) => [t, 1]));
 
-/** A line that introduces rather than states: a question, or a short heading. */
-function isLeadIn(sentence: string): boolean {
-  if (isQuestion(sentence) || /^#{1,6}\s/.test(sentence)) return true;
-  if (/^(?:[-*•+]|\d{1,3}[.)])\s/.test(sentence) || sentence.includes(':')) return false;
-  return !/[.!;…]["'”’)\]]*$/.test(sentence) && sentence.split(/\s+/).length < 8;
-}
-
-function readable(sentence: string): string {
-  const bare = sentence
-    .replace(/^(?:#{1,6}\s+|[-*•+]\s+|\d{1,3}[.)]\s+|(?:answer|a)\s*:\s*)/i, '')
-    .trim();
-  return /[.!?…]["'”’)\]]*$/.test(bare) ? bare : `${bare}.`;
-}
-
-/** Sentences of the passages with what they match; a lead-in lends its matches to the next. */
-function candidatesOf(
-  cited: CitedPassage[],
-  queryTerms: string[],
-  contextTerms: string[],
-  idf: (t: string) => number,
-): Candidate[] {
-  const candidates: Candidate[] = [];
-  cited.forEach((c, rank) => {
-    let lent: { candidate: Candidate; share: number } | undefined;
-    splitSentences(c.passage.text).forEach((text, position) => {
-      const terms = new Set(termsOf(text));
-      const matched = new Map<number, number>();
-      queryTerms.forEach((term, i) => {
-        const strength = matches(term, terms);
-        if (strength > 0) matched.set(i, strength);
-      });
-      let contextScore = 0;
-      for (const term of contextTerms)
-        contextScore += CONTEXT_WEIGHT * matches(term, terms) * idf(term);
-      const candidate: Candidate = { cited: c, rank, position, text, matched, contextScore };
-      if (lent !== undefined) {
-        for (const [i, strength] of lent.candidate.matched) {
-          matched.set(i, Math.max(matched.get(i) ?? 0, strength * lent.share));
-        }
-        candidate.contextScore += lent.candidate.contextScore * lent.share;
-        lent = undefined;
-      }
-      if (isLeadIn(text)) lent = { candidate, share: isQuestion(text) ? 1 : HEADING_CARRY };
-      else candidates.push(candidate);
-    });
-    if (lent !== undefined) candidates.push(lent.candidate); // a lead-in with nothing after it
-  });
-  return candidates;
+interface Scored {
+  unit: Unit;
+  /** Query term index → strength, 0..1. */
+  matched: Map<number, number>;
+  base: number;
 }
 
 export function composeAnswer(
@@ -116,80 +67,80 @@ export function composeAnswer(
     .map((turn) => turn.query)
     .join('\n');
   const contextTerms = [...new Set(termsOf(earlier))].filter((t) => !queryTerms.includes(t));
-  if (queryTerms.length === 0 && contextTerms.length === 0) return notFound;
+  if (queryTerms.length === 0) return notFound; // context alone is not a question
 
   const cited = citePassages(passages).slice(0, MAX_PASSAGES);
-  const passageTerms = cited.map((c) => new Set(termsOf(`${c.passage.title}\n${c.passage.text}`)));
+  const passageTerms = cited.map((c) =>
+    allOnes(termsOf(`${c.passage.title}\n${c.passage.section ?? ''}\n${c.passage.text}`)),
+  );
   // Honesty: together, the passages must hold at least half of what was asked.
-  if (queryTerms.length > 0) {
-    const found = queryTerms.reduce(
-      (sum, term) => sum + Math.max(0, ...passageTerms.map((terms) => matches(term, terms))),
-      0,
-    );
-    if (found / queryTerms.length < MIN_COVERAGE) return notFound;
-  }
+  const found = queryTerms.reduce(
+    (sum, term) => sum + Math.max(0, ...passageTerms.map((terms) => matches(term, terms))),
+    0,
+  );
+  if (found / queryTerms.length < MIN_COVERAGE) return notFound;
   // Rarer terms among the passages weigh more.
   const idf = (term: string) => {
     const df = passageTerms.filter((terms) => matches(term, terms) > 0).length;
     return Math.log(1 + (cited.length + 1) / Math.max(df, 0.5));
   };
   const queryIdf = queryTerms.map(idf);
-  const candidates = candidatesOf(cited, queryTerms, contextTerms, idf);
+  const contextShare = contextWeight(query);
+  const scored: Scored[] = cited.flatMap((c, rank) =>
+    unitsOf(c, rank).map((unit) => {
+      const matched = new Map<number, number>();
+      let base = 0.01 * (MAX_PASSAGES - rank);
+      queryTerms.forEach((term, i) => {
+        const strength = matches(term, unit.weights);
+        if (strength === 0) return;
+        matched.set(i, strength);
+        if (unit.section.has(term)) base += SECTION_BONUS * queryIdf[i]!;
+      });
+      for (const term of contextTerms)
+        base += contextShare * matches(term, unit.weights) * idf(term);
+      return { unit, matched, base };
+    }),
+  );
 
-  // Greedy: each next sentence is the one that adds the most not yet said.
-  const chosen: Candidate[] = [];
+  // Greedy: each next unit is the one that adds the most not yet said.
+  const chosen: Scored[] = [];
   const covered = new Set<number>();
   const sources = new Set<string>();
+  const written = new Set<Unit>();
   let first = 0;
-  while (chosen.length < MAX_SENTENCES) {
-    let best: Candidate | undefined;
+  while (chosen.length < MAX_UNITS) {
+    let best: Scored | undefined;
     let bestGain = 0;
-    for (const candidate of candidates) {
-      if (chosen.includes(candidate)) continue;
-      const source = candidate.cited.passage.sourceUuid;
+    for (const candidate of scored) {
+      const { unit } = candidate;
+      if (candidate.matched.size === 0) continue;
+      if ([unit, ...unit.carriedUnits].some((u) => written.has(u))) continue;
+      const source = unit.cited.passage.sourceUuid;
       if (!sources.has(source) && sources.size >= MAX_SOURCES) continue;
-      if (chosen.some((c) => readable(c.text) === readable(candidate.text))) continue;
-      let gain = candidate.contextScore + 0.01 * (MAX_PASSAGES - candidate.rank);
+      if (chosen.some((c) => sameWords(c.unit.text, unit.text))) continue;
+      let gain = candidate.base;
       for (const [i, strength] of candidate.matched)
         gain += strength * queryIdf[i]! * (covered.has(i) ? REPEAT_WEIGHT : 1);
+      gain *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
+      if (unit.kind === 'row') gain *= ROW_FACTOR;
       if (gain > bestGain) [best, bestGain] = [candidate, gain];
     }
     if (best === undefined || (chosen.length > 0 && bestGain < first * MIN_GAIN)) break;
-    if (chosen.length === 0) {
-      if (best.matched.size === 0 && queryTerms.length > 0) break; // matches context only
-      first = bestGain;
-    }
+    if (chosen.length === 0) first = bestGain;
     chosen.push(best);
-    sources.add(best.cited.passage.sourceUuid);
+    sources.add(best.unit.cited.passage.sourceUuid);
+    for (const unit of [best.unit, ...best.unit.carriedUnits]) written.add(unit);
     for (const i of best.matched.keys()) covered.add(i);
   }
-  return chosen.length === 0 ? notFound : write(chosen, options.citations);
+  return chosen.length === 0
+    ? notFound
+    : writeAnswer(
+        chosen.map((c) => c.unit),
+        options.citations,
+      );
 }
 
-/** Groups the chosen sentences by source (best source first) and writes them out. */
-function write(chosen: Candidate[], citations: boolean): ComposedAnswer {
-  const groups = new Map<string, Candidate[]>();
-  for (const candidate of chosen) {
-    const source = candidate.cited.passage.sourceUuid;
-    groups.set(source, [...(groups.get(source) ?? []), candidate]);
-  }
-  const citeData: Record<string, CiteEntry> = {};
-  const paragraphs: string[] = [];
-  for (const group of groups.values()) {
-    group.sort((a, b) => a.rank - b.rank || a.position - b.position);
-    const { passage } = group[0]!.cited;
-    const name = passage.title.trim() || passage.fileName.trim() || 'one of my sources';
-    const sentences = group.map((candidate, i) => {
-      const next = group[i + 1];
-      const text = readable(candidate.text);
-      if (!citations || next?.cited === candidate.cited) return text;
-      citeData[candidate.cited.key] = candidate.cited.entry;
-      return `${text} [${candidate.cited.key}]`;
-    });
-    paragraphs.push(`According to ${name}: ${sentences.join(' ')}`);
-  }
-  return { text: paragraphs.join('\n\n'), citeData };
-}
+const sameWords = (a: string, b: string) => termsOf(a).join(' ') === termsOf(b).join(' ');
 
 /**
  * Cuts a text into pieces of a few words for streaming; whitespace stays exactly where it

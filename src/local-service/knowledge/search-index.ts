@@ -9,7 +9,8 @@ import type { Keyv } from 'keyv';
 import type { KeyvStore } from '../../state/keyv.js';
 import { chunkText, countTokens } from './chunk.js';
 import { Bm25Index } from './bm25.js';
-import { termsOf } from './terms.js';
+import { headingOf, rawParagraphs } from './markdown.js';
+import { contextWeight, termsOf } from './terms.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 
 export const CHUNKS_NAMESPACE = 'ls-chunks';
@@ -31,10 +32,35 @@ interface ChunkRef {
   source: SourceMeta;
   index: number;
   text: string;
+  /** The heading over a chunk that starts inside a section (its words are indexed with it). */
+  section?: string;
+  headings: string[];
 }
 
-/** Terms from earlier turns count this much relative to the query's own terms. */
-const CONTEXT_WEIGHT = 0.35;
+/** For each chunk: the nearest heading above it when it does not start with one; its headings. */
+function sectionsOf(chunks: string[]): { section?: string; headings: string[] }[] {
+  let current: string | undefined;
+  return chunks.map((text) => {
+    const paragraphs = rawParagraphs(text);
+    const starts = headingOf(paragraphs[0] ?? '') !== undefined;
+    const section = starts ? undefined : current;
+    const headings: string[] = [];
+    for (const paragraph of paragraphs) {
+      const heading = headingOf(paragraph);
+      if (heading !== undefined) headings.push((current = heading));
+    }
+    return { ...(section && { section }), headings };
+  });
+}
+
+/**
+ * A chunk's terms: its words, its headings' words once more (a heading says what the section
+ * is about), and the words of the heading it sits under.
+ */
+const chunkTerms = (ref: ChunkRef) =>
+  termsOf(`${ref.section ?? ''}\n${ref.headings.join('\n')}\n${ref.text}`);
+
+/** At most this many terms of earlier turns widen a search (see contextWeight). */
 const MAX_CONTEXT_TERMS = 12;
 
 class ChatbotIndex {
@@ -47,9 +73,11 @@ class ChatbotIndex {
     this.removeSource(stored.uuid);
     const { chunks, ...meta } = stored;
     const titleTerms = termsOf(meta.title);
+    const sections = sectionsOf(chunks);
     const ids = chunks.map((text, index) => {
-      const id = this.bm25.add(termsOf(text), titleTerms);
-      this.refs[id] = { source: meta, index, text };
+      const ref: ChunkRef = { source: meta, index, text, headings: [], ...sections[index] };
+      const id = this.bm25.add(chunkTerms(ref), titleTerms);
+      this.refs[id] = ref;
       return id;
     });
     this.idsBySource.set(stored.uuid, ids);
@@ -59,7 +87,7 @@ class ChatbotIndex {
     for (const id of this.idsBySource.get(uuid) ?? []) {
       const ref = this.refs[id];
       if (ref === undefined) continue;
-      this.bm25.remove(id, termsOf(ref.text), termsOf(ref.source.title));
+      this.bm25.remove(id, chunkTerms(ref), termsOf(ref.source.title));
       this.refs[id] = undefined;
     }
     this.idsBySource.delete(uuid);
@@ -80,7 +108,7 @@ class ChatbotIndex {
       .slice(0, MAX_CONTEXT_TERMS);
     const terms = [
       ...queryTerms.map((term) => ({ term, weight: 1 })),
-      ...contextTerms.map((term) => ({ term, weight: CONTEXT_WEIGHT })),
+      ...contextTerms.map((term) => ({ term, weight: contextWeight(query) })),
     ];
     if (terms.length === 0) return [];
     const allowed = options.sourceUuids === undefined ? undefined : new Set(options.sourceUuids);
@@ -99,6 +127,7 @@ class ChatbotIndex {
         ...(source.link === undefined ? {} : { link: source.link }),
         chunkIndex: ref.index,
         text: ref.text,
+        ...(ref.section === undefined ? {} : { section: ref.section }),
         score: hit.score,
       });
     }

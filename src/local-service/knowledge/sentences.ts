@@ -1,11 +1,14 @@
 // Sentence boundaries, shared by the chunker (to split long paragraphs) and the answer writer
 // (to pick the sentences that answer). A boundary is terminal punctuation followed by
-// whitespace, except after common abbreviations; a line break is a boundary when the line
-// looks finished (punctuation, a short heading-like line, or a list item next).
+// whitespace, except after common abbreviations or a "?"/"!" that a lowercase word goes on
+// from (so 'Ask "Why?" and see' stays whole); a line break is a boundary when the line looks
+// finished (terminal punctuation, a short heading-like line, or a list item next).
 
 const ABBREVIATION =
   /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|prof|inc|ltd|st|no|fig|approx|cf)\.$/i;
 const TERMINAL = /[.!?…]+["'”’)\]]*(?=\s)/g;
+/** What follows a full stop that only pauses the sentence: a lowercase word. */
+const CONTINUES = /^\s+\p{Ll}/u;
 const LIST_ITEM = /^\s*(?:[-*•+]|\d{1,3}[.)])\s/;
 
 /** Splits one line (or a joined paragraph) at sentence ends; pieces are trimmed, none empty. */
@@ -16,6 +19,8 @@ function splitLine(line: string): string[] {
     const end = match.index + match[0].length;
     const candidate = line.slice(start, end);
     if (ABBREVIATION.test(candidate)) continue;
+    // '"Why?" and then…': a question or exclamation quoted inside a sentence.
+    if (!match[0].startsWith('.') && CONTINUES.test(line.slice(end))) continue;
     if (candidate.trim() !== '') pieces.push(candidate.trim());
     start = end;
   }
@@ -27,8 +32,10 @@ function splitLine(line: string): string[] {
 /** Whether a line break after `line` (followed by `next`) ends a sentence. */
 function lineEndsSentence(line: string, next: string): boolean {
   const trimmed = line.trimEnd();
-  if (/[.!?…:;]["'”’)\]]*$/.test(trimmed)) return true;
   if (LIST_ITEM.test(next) || LIST_ITEM.test(line)) return true;
+  if (CONTINUES.test(` ${next}`)) return false;
+  // A colon or semicolon at a line's end is a soft wrap in a paragraph, not an ending.
+  if (/[.!?…]["'”’)\]]*$/.test(trimmed)) return true;
   return trimmed.length < 40; // a heading, a label, a table row: not a wrapped sentence
 }
 

@@ -60,3 +60,21 @@ export function termsOf(text: string): string[] {
   }
   return terms;
 }
+
+/** Words by which a question points back at an earlier turn. */
+const BACK_REFERENCES = new Set(
+  "it its it's this that these those they them their there one ones he she him her".split(' '),
+);
+
+/**
+ * How much the terms of earlier turns count next to the query's own: fully as a lead for a
+ * follow-up (a question pointing back, "how do I clean it?", or with at most one term of its
+ * own), barely for a question that stands on its own, so a new topic is not pulled back.
+ */
+export function contextWeight(query: string): number {
+  const words = tokenize(query.toLowerCase());
+  const own = termsOf(query).length;
+  const pointsBack =
+    words.some((word) => BACK_REFERENCES.has(word)) || /^\s*(and|also)\b/i.test(query);
+  return pointsBack || own <= 1 ? 0.35 : 0.1;
+}

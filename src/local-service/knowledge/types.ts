@@ -24,6 +24,8 @@ export interface Passage {
   /** Position of the chunk within its source (0-based). */
   chunkIndex: number;
   text: string;
+  /** The heading the chunk sits under, when the chunk starts inside a section. */
+  section?: string;
   /** BM25 score; higher is better. Comparable within one search only. */
   score: number;
 }

@@ -82,6 +82,31 @@ describe('chunkText', () => {
   });
 });
 
+describe('chunkText on Markdown', () => {
+  const filler = (n: number) =>
+    Array.from({ length: n }, (_, i) => sentence(`filler${i}`, i)).join(' ');
+
+  it('never cuts inside a code fence and keeps a ":" lead-in with what it introduces', () => {
+    const code = '```sh\nnpm install\n\nnpm start\n```';
+    const text = `${filler(4)}\n\nTo start it:\n\n${code}\n\n${filler(3)}`;
+    const chunks = chunkText(text, 80);
+    const holder = chunks.find((chunk) => chunk.includes('npm install'));
+    expect(holder).toContain(`To start it:\n\n${code}`);
+  });
+
+  it('cuts a long list between items and a long section after its heading, lines kept', () => {
+    const items = Array.from({ length: 30 }, (_, i) => `- ${sentence(`item${i}`, i)}`);
+    const chunks = chunkText(`Steps:\n\n${items.join('\n')}`, 100);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks)
+      for (const line of chunk.split('\n').filter((l) => l !== '' && l !== 'Steps:'))
+        expect(items).toContain(line);
+    const section = chunkText(`## Connecting Slack\n\n${filler(30)}`, 100);
+    expect(section[0]!.startsWith('## Connecting Slack\n')).toBe(true);
+    expect(section.every((chunk) => !chunk.includes('Slack The'))).toBe(true);
+  });
+});
+
 describe('splitIntoPieces', () => {
   it('cuts a few words at a time and keeps every character', () => {
     const text = '  According to Guide:\n\nRun the installer first. [1.2] Then  start it.\n';

@@ -123,6 +123,26 @@ describe('knowledge index', () => {
     expect(own[0]?.sourceUuid).toBe('install');
   });
 
+  it('counts a heading with its section, also for a chunk further down the section', async () => {
+    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const filler = Array.from({ length: 60 }, (_, i) => `Plain filler line ${i} here.`).join(' ');
+    await index.add(
+      source(
+        'guide',
+        'Guide',
+        `## Connecting Slack and Discord\n\n${filler}\n\nSet the bot token and start the bridge.`,
+      ),
+    );
+    await index.add(source('other', 'Other', 'Slack threads are answered by the bridge in Slack.'));
+    const hits = await index.search(BOT, 'how do I connect it to Slack');
+    expect(hits[0]?.sourceUuid).toBe('guide');
+    const tail = (await index.search(BOT, 'connect bot token')).find((p) =>
+      p.text.includes('Set the bot token'),
+    );
+    expect(tail).toMatchObject({ sourceUuid: 'guide', section: 'Connecting Slack and Discord' });
+    expect(tail!.chunkIndex).toBeGreaterThan(0);
+  });
+
   it('replaces the earlier text of a source when it is added again', async () => {
     const { index } = await memoryIndex();
     await index.add({ ...PRICING, text: 'Everything is free during the beta.' });

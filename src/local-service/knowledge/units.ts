@@ -1,0 +1,162 @@
+// What the answer writer chooses among: the units of a retrieved passage (sentences of its
+// paragraphs, list items, table rows), each with the terms it stands for. Headings are not
+// units but lend their words to their section; a question lends its words to its answer; a
+// unit ending with ":" (or a caption right before a code block) carries the code block or
+// list it introduces, so the two are written together and never glued into one sentence.
+import type { CitedPassage } from './cite.js';
+import { type Block, blocksOf, portableInline } from './markdown.js';
+import { splitSentences } from './sentences.js';
+import { termsOf } from './terms.js';
+
+export interface Unit {
+  cited: CitedPassage;
+  /** The passage's rank among those retrieved (0 is best). */
+  rank: number;
+  /** Order within the passage. */
+  position: number;
+  kind: 'sentence' | 'item' | 'row';
+  /** As written in the answer: inline Markdown kept, relative links unwrapped. */
+  text: string;
+  /** A code block or list written right after the unit. */
+  carried?: string;
+  /** Units written as part of `carried` (list items), not to be chosen again. */
+  carriedUnits: Unit[];
+  /** Term → how strongly the unit stands for it, 0..1 (own words 1, lent or quoted less). */
+  weights: Map<string, number>;
+  /** How many distinct words of its own it has (at least 1). */
+  ownTerms: number;
+  /** Terms of the heading of its section. */
+  section: Set<string>;
+}
+
+/** What a heading lends each unit of its section; a question lends its answer all. */
+const HEADING_CARRY = 0.5;
+const QUOTED_WEIGHT = 0.3;
+const CARRIED_CODE_WEIGHT = 0.5;
+const CARRIED_LIST_WEIGHT = 0.3;
+const MAX_CARRIED_ITEMS = 12;
+
+const QUOTED = /"[^"\n]*"|“[^”\n]*”/g;
+const ends = (text: string) => /[.!?…]["'”’)\]*_`]*$/.test(text.trim());
+const isQuestion = (text: string) => /\?["'”’)*_]*$/.test(text.trim());
+
+function raise(weights: Map<string, number>, terms: Iterable<string>, weight: number): void {
+  for (const term of terms) weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+}
+
+/** A short line without an ending, followed by prose: reads as a heading. */
+function isLabel(block: Block, next: Block | undefined): boolean {
+  return (
+    block.kind === 'paragraph' &&
+    !block.text.includes('\n') &&
+    next?.kind !== 'code' &&
+    !ends(block.text) &&
+    !block.text.trim().endsWith(':') &&
+    block.text.split(/\s+/).length < 8
+  );
+}
+
+function rowText(block: Block): string {
+  const cells = (block.cells ?? []).map(portableInline);
+  const [subject = '', value = '', ...rest] = cells;
+  const labelled = rest
+    .map((cell, i) =>
+      cell === '' ? '' : `${block.header?.[i + 2] ?? ''}: ${cell}`.replace(/^: /, ''),
+    )
+    .filter((cell) => cell !== '');
+  const main = [subject, value].filter((cell) => cell !== '').join(': ');
+  return labelled.length === 0 ? main : `${main} (${labelled.join('; ')})`;
+}
+
+/** The units of one passage, in order. */
+export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
+  const blocks = blocksOf(cited.passage.text);
+  const units: Unit[] = [];
+  let section = cited.passage.section ?? '';
+  let question: string | undefined;
+  /** Block index → the unit that writes it as part of its list; unit → its block. */
+  const carriers = new Map<number, Unit>();
+  const blockOf = new Map<Unit, number>();
+  let b = 0;
+  const make = (kind: Unit['kind'], text: string, raw: string): Unit => {
+    const weights = new Map<string, number>();
+    raise(weights, termsOf(section), HEADING_CARRY);
+    if (question !== undefined) raise(weights, termsOf(question), 1);
+    raise(weights, termsOf(raw.replace(QUOTED, ' ')), 1);
+    for (const quoted of raw.match(QUOTED) ?? []) raise(weights, termsOf(quoted), QUOTED_WEIGHT);
+    const ownTerms = Math.max(1, new Set(termsOf(raw)).size);
+    const unit: Unit = {
+      ...{ cited, rank, position: units.length, kind, text, weights, ownTerms },
+      section: new Set(termsOf(section)),
+      carriedUnits: [],
+    };
+    units.push(unit);
+    blockOf.set(unit, b);
+    question = undefined;
+    return unit;
+  };
+  for (; b < blocks.length; b++) {
+    const block = blocks[b]!;
+    const next = blocks[b + 1];
+    if (block.kind === 'heading' || isLabel(block, next)) {
+      section = block.text;
+      question = undefined;
+      // A heading right over a code block is that block's only introduction.
+      if (next?.kind === 'code')
+        carry(make('sentence', `${portableInline(block.text)}:`, block.text), blocks, b);
+      continue;
+    }
+    if (block.kind === 'code') continue; // written only with the unit that introduces it
+    if (block.kind === 'row') {
+      if ((block.cells ?? []).some((cell) => cell !== '')) make('row', rowText(block), block.text);
+      continue;
+    }
+    if (block.kind === 'paragraph' && isQuestion(block.text) && next?.kind === 'paragraph') {
+      question = block.text; // a Q&A pair: the question lends its words to the answer
+      continue;
+    }
+    const sentences =
+      block.kind === 'item' ? [block.text] : splitSentences(block.text).filter((s) => s !== '');
+    let last: Unit | undefined;
+    sentences.forEach((sentence, i) => {
+      // A chunk cut inside a paragraph starts with the tail of a sentence: not a unit.
+      if (i === 0 && b === 0 && cited.passage.chunkIndex > 0 && /^\p{Ll}/u.test(sentence)) return;
+      // A question asks, it does not answer: it lends its words to what follows it.
+      if (isQuestion(sentence) && (i < sentences.length - 1 || next !== undefined)) {
+        question = sentence;
+        return;
+      }
+      last = make(block.kind === 'item' ? 'item' : 'sentence', portableInline(sentence), sentence);
+    });
+    if (last !== undefined) for (const i of carry(last, blocks, b)) carriers.set(i, last);
+  }
+  for (const unit of units) {
+    const carrier = carriers.get(blockOf.get(unit) ?? -1);
+    carrier?.carriedUnits.push(unit);
+  }
+  return units.filter((unit) => !unit.text.endsWith(':') || unit.carried !== undefined);
+}
+
+/** Attaches the code block or list that `unit` (the last of block b) introduces. */
+function carry(unit: Unit, blocks: Block[], b: number): number[] {
+  const block = blocks[b]!;
+  const next = blocks[b + 1];
+  const introduces = unit.text.endsWith(':');
+  if (next?.kind === 'code' && (introduces || (block.kind === 'paragraph' && !ends(unit.text)))) {
+    unit.carried = next.text;
+    raise(unit.weights, termsOf(next.text.replace(/^.*\n|\n.*$/g, '')), CARRIED_CODE_WEIGHT);
+    return [];
+  }
+  if (!introduces || block.kind !== 'paragraph' || next?.kind !== 'item') return [];
+  const items: string[] = [];
+  const carried: number[] = [];
+  for (let i = b + 1; i < blocks.length && blocks[i]!.kind === 'item'; i++) {
+    if (items.length === MAX_CARRIED_ITEMS) break;
+    const item = blocks[i]!;
+    items.push(`${/\d/.test(item.bullet ?? '') ? item.bullet : '-'} ${portableInline(item.text)}`);
+    carried.push(i);
+  }
+  unit.carried = items.join('\n');
+  raise(unit.weights, termsOf(items.join(' ')), CARRIED_LIST_WEIGHT);
+  return carried;
+}
