@@ -9,6 +9,7 @@ import type { BridgeConfig } from './config.js';
 import { startLocalService } from './local-service/index.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
+import { isServiceError } from './service/errors.js';
 import type { StateStore } from './state/types.js';
 
 export const DEMO_CHATBOT_NAME = 'chatbridge demo';
@@ -62,34 +63,46 @@ async function demoFiles(): Promise<string[]> {
   );
 }
 
-/** Finds the demo chatbot, or creates it with citations on and the project's docs as sources. */
+/**
+ * Finds the demo chatbot, or creates it with citations on, and makes sure it has every doc as a
+ * source: a run that stopped half-way through the uploads is completed by the next one.
+ */
 export async function ensureDemoChatbot(
   client: ServiceClient,
   state: StateStore,
   logger: Logger,
 ): Promise<string> {
   const existing = (await client.listChatbots()).find((c) => c.name === DEMO_CHATBOT_NAME);
-  if (existing) return existing.uuid;
-  const chatbot = await client.createChatbot({
-    name: DEMO_CHATBOT_NAME,
-    visibility: 'private',
-    show_citations: true,
-  });
+  const chatbot =
+    existing ??
+    (await client.createChatbot({
+      name: DEMO_CHATBOT_NAME,
+      visibility: 'private',
+      show_citations: true,
+    }));
+  const known = new Set((await state.sources.list(chatbot.uuid)).map((s) => s.title));
   for (const path of await demoFiles()) {
-    const name = path.slice(packageRoot().length + 1);
-    const source = await client.uploadSource(chatbot.uuid, {
-      file: new Uint8Array(await readFile(path)),
-      file_name: name.replaceAll('/', '-'),
-      content_type: 'text/markdown',
-    });
+    const name = path.slice(packageRoot().length + 1).replaceAll('/', '-');
+    if (known.has(name)) continue;
+    const source = await client
+      .uploadSource(chatbot.uuid, {
+        file: new Uint8Array(await readFile(path)),
+        file_name: name,
+        content_type: 'text/markdown',
+      })
+      // Uploaded before the registry heard of it: the service answers 409 with the source.
+      .catch((error: unknown) => {
+        if (isServiceError(error, 'conflict') && error.existing) return error.existing;
+        throw error;
+      });
     await state.sources.add({
       uuid: source.uuid,
       chatbotUuid: chatbot.uuid,
-      title: source.title || name,
+      title: name,
       type: source.type,
       createdAt: new Date().toISOString(),
     });
   }
-  logger.info({ chatbot: chatbot.uuid }, 'created the demo chatbot');
+  if (!existing) logger.info({ chatbot: chatbot.uuid }, 'created the demo chatbot');
   return chatbot.uuid;
 }

@@ -19,6 +19,8 @@ const SECRET_ENV = [
   'SLACK_SIGNING_SECRET',
   'DISCORD_TOKEN',
   'LLM_API_KEY',
+  // Comma-separated lists: each item is masked.
+  'CHATBRIDGE_SERVICE_API_KEYS',
 ];
 
 /** pino-style paths of the classic secret keys, kept for callers that build their own pino. */
@@ -35,8 +37,9 @@ export const REDACT_PATHS = [
 export function isSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_\s]/g, '');
   return (
-    /(authorization|apikey|token|secret|password|passwd|cookie|credentials?)$/.test(k) ||
-    k === 'xapikey'
+    /(authorization|apikeys?|keys|token|secrets?|password|passwd|cookie|credentials?|privatekey)$/.test(
+      k,
+    ) || k === 'xapikey'
   );
 }
 
@@ -106,9 +109,9 @@ export interface LogConfig {
 }
 
 export function createLogger(config: LogConfig = {}): Logger {
-  const fromEnv = SECRET_ENV.map((name) => process.env[name]).filter(
-    (value): value is string => typeof value === 'string',
-  );
+  const fromEnv = SECRET_ENV.flatMap((name) => (process.env[name] ?? '').split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
   // Very short values would mask ordinary words; real keys are long.
   const secrets = [...(config.secrets ?? []), ...fromEnv].filter((s) => s.length >= 8);
   const sanitise = sanitiser(secrets);

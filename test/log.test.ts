@@ -89,3 +89,33 @@ describe('child loggers', () => {
     expect(text).toContain('grandchild line');
   });
 });
+
+describe('lists of keys', () => {
+  it('redacts apiKeys, keys and privateKey fields and each key of CHATBRIDGE_SERVICE_API_KEYS', () => {
+    const lines: string[] = [];
+    const previous = process.env.CHATBRIDGE_SERVICE_API_KEYS;
+    process.env.CHATBRIDGE_SERVICE_API_KEYS = 'first-service-key-123, second-service-key-456';
+    try {
+      const logger = createLogger({ destination: { write: (line: string) => lines.push(line) } });
+      logger.info(
+        { apiKeys: ['k-aaaaaaaaaaaa'], keys: 'k-bbbbbbbbbbbb', privateKey: 'k-cccccccccccc' },
+        'x',
+      );
+      logger.info('started with second-service-key-456 and first-service-key-123');
+    } finally {
+      if (previous === undefined) delete process.env.CHATBRIDGE_SERVICE_API_KEYS;
+      else process.env.CHATBRIDGE_SERVICE_API_KEYS = previous;
+    }
+    const out = lines.join('');
+    for (const secret of [
+      'k-aaaaaaaaaaaa',
+      'k-bbbbbbbbbbbb',
+      'k-cccccccccccc',
+      'first-service-key-123',
+      'second-service-key-456',
+    ]) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('[Redacted]');
+  });
+});

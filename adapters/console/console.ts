@@ -124,10 +124,12 @@ export function createConsoleAdapter(
         terminal: interactive,
       });
       if (interactive && config.greeting) out.write(`${config.greeting}\n${HELP}\n\n`);
-      void loop(readline).finally(() => {
-        readline?.close();
-        resolveDone();
-      });
+      void loop(readline)
+        .catch((error: unknown) => out.write(`(input closed: ${(error as Error).message})\n`))
+        .finally(() => {
+          readline?.close();
+          resolveDone();
+        });
     },
     async stop() {
       readline?.close();

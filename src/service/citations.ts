@@ -12,6 +12,8 @@ export interface Citation {
   marker: string;
   /** Every cite_data key that cited it, in order of first use. */
   markers: string[];
+  /** The passage each of those markers cited (same order as markers). */
+  passages: string[];
   dataSourceUuid: string;
   title: string;
   /** The cited passage. */
@@ -84,7 +86,10 @@ export function parseCitations(
       const sourceKey = entry.data_source_uuid || `marker:${key}`;
       const cited = bySource.get(sourceKey);
       if (cited) {
-        if (!cited.markers.includes(key)) cited.markers.push(key);
+        if (!cited.markers.includes(key)) {
+          cited.markers.push(key);
+          cited.passages.push(entry.text);
+        }
         return `[${cited.number}]`;
       }
       {
@@ -95,6 +100,7 @@ export function parseCitations(
           number,
           marker: key,
           markers: [key],
+          passages: [entry.text],
           dataSourceUuid: entry.data_source_uuid,
           title: entry.title || source?.title || entry.file_name,
           passage: entry.text,

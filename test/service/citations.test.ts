@@ -23,6 +23,7 @@ describe('parseCitations', () => {
         number: 1,
         marker: '3.4',
         markers: ['3.4'],
+        passages: ['passage of a'],
         dataSourceUuid: 'a',
         title: 'Title a',
         passage: 'passage of a',
@@ -32,6 +33,7 @@ describe('parseCitations', () => {
         number: 2,
         marker: '1.2',
         markers: ['1.2'],
+        passages: ['passage of b'],
         dataSourceUuid: 'b',
         title: 'Title b',
         passage: 'passage of b',
@@ -50,6 +52,7 @@ describe('parseCitations', () => {
       [1, 'a', ['1.1', '1.5']],
       [2, 'b', ['2.1']],
     ]);
+    expect(result.citations[0]!.passages).toHaveLength(2);
   });
 
   it('removes markers without an entry and collapses the space before them', () => {
