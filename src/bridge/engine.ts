@@ -94,8 +94,11 @@ export function createConversation(deps: ConversationDeps): Conversation {
     m: IncomingMessage,
   ): Promise<Session> {
     const stored = await state.sessions.get(key);
-    // A binding that changed chatbot starts a new conversation with the new one.
-    if (stored && stored.chatbotUuid === chatbotUuid) return { ref: stored, fresh: false };
+    // A binding that changed chatbot starts a new conversation with the new one, and so does a
+    // thread that was reset (its entry stays, with no sessionUuid).
+    if (stored?.sessionUuid && stored.chatbotUuid === chatbotUuid) {
+      return { ref: stored, fresh: false };
+    }
     return { ref: await openSession(key, chatbotUuid, m), fresh: true };
   }
 
@@ -234,10 +237,11 @@ export function createConversation(deps: ConversationDeps): Conversation {
       }
     },
     async hasSession(thread: ThreadRef) {
+      // A reset thread keeps its entry: it is still a conversation with the bot.
       return (await state.sessions.get(threadKey(thread))) !== undefined;
     },
     async reset(thread: ThreadRef) {
-      await state.sessions.delete(threadKey(thread));
+      await state.sessions.reset(threadKey(thread));
     },
   };
 }

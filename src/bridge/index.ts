@@ -3,7 +3,7 @@ export * from './types.js';
 export { createConversation, type ConversationDeps } from './engine.js';
 export { Renderer, type FinalAnswer, type RendererOptions } from './renderer.js';
 export { splitText, type Part } from './split.js';
-export { safeMarkdown } from './safe-markdown.js';
+export { safeMarkdown, safeMarkdownParts, type SafeView } from './safe-markdown.js';
 export { CONTINUATION_MARKER } from './final-layout.js';
 export { NOT_CONFIGURED_TEXT } from './notices.js';
 export { systemClock, type Clock } from './clock.js';

@@ -10,7 +10,7 @@ import type { Clock, TimerHandle } from './clock.js';
 import { callWithRetry } from './final-calls.js';
 import { scanFences } from './fences.js';
 import { CONTINUATION_MARKER, planFinal } from './final-layout.js';
-import { safeMarkdown } from './safe-markdown.js';
+import { safeMarkdownParts } from './safe-markdown.js';
 import { closeSuffix, nextCut, reopenPrefix } from './split.js';
 import {
   SurfaceRateLimitError,
@@ -121,27 +121,31 @@ export class Renderer {
     await Promise.all(this.slots.map((s) => s.inFlight));
     await Promise.all(this.seals);
     const sealed = this.slots.filter((s) => s.sealed);
-    const rest = this.slots.filter((s) => !s.sealed);
+    // Messages on screen and not finished yet, in order. A slot that never opened (given up on
+    // after failures) is skipped: final texts go to the messages that exist, new ones are
+    // opened only for text beyond them.
+    const opened = this.slots.flatMap((s) => (!s.sealed && s.handle ? [s.handle] : []));
     const lastSealed = sealed[sealed.length - 1];
     const { texts } = planFinal(answer.text, this.budget, {
       sealedText: lastSealed ? this.display.slice(0, lastSealed.end) : undefined,
-      openCount: rest.filter((s) => s.handle).length,
+      openCount: opened.length,
       lastReserve: answer.notice ? answer.notice.text.length + 4 : 0,
       needsOne: sealed.length === 0 || answer.notice !== undefined || answer.sources.length > 0,
     });
     for (const [i, text] of texts.entries()) {
       const last = i === texts.length - 1;
-      const slot = rest[i];
-      let handle = slot?.handle;
-      if (!handle) {
-        handle = await this.openFinal(text || answer.notice?.text || CONTINUATION_MARKER);
-        if (!handle) continue;
-      }
+      const handle =
+        opened[i] ?? (await this.openFinal(text || answer.notice?.text || CONTINUATION_MARKER));
+      if (!handle) continue;
       await this.finishMessage(handle, {
         text,
         sources: last ? answer.sources : [],
         ...(last && answer.notice ? { notice: answer.notice } : {}),
       });
+    }
+    // planFinal gives each open message a text; should it ever not, none is left unfinished.
+    for (const handle of opened.slice(texts.length)) {
+      await this.finishMessage(handle, { text: CONTINUATION_MARKER, sources: [] });
     }
   }
 
@@ -224,10 +228,13 @@ export class Renderer {
     slot.wanted = this.visible(slot.prefix + this.display.slice(slot.start, end) + suffix);
   }
 
-  /** Intermediate text made safe to show, unless the closers would not fit. */
+  /**
+   * Intermediate text made safe to show; without its closers if they would not fit (the body
+   * still only grows as the text grows, see safe-markdown.ts).
+   */
   private visible(text: string): string {
-    const safe = safeMarkdown(text);
-    return safe.length <= this.target.limits.maxChars ? safe : text;
+    const { body, closers } = safeMarkdownParts(text);
+    return body.length + closers.length <= this.target.limits.maxChars ? body + closers : body;
   }
 
   private send(slot: Slot): void {

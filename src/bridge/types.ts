@@ -113,9 +113,15 @@ export interface Conversation {
    * target, they do not reject.
    */
   handle(message: IncomingMessage, target: ReplyTarget): Promise<void>;
-  /** Whether the thread already has a session (follow-ups there need no mention). */
+  /**
+   * Whether the thread has a session, or had one before a reset (follow-ups there need no
+   * mention): a reset thread stays known.
+   */
   hasSession(thread: ThreadRef): Promise<boolean>;
-  /** Forgets the thread's session: the next message opens a new one. */
+  /**
+   * Ends the thread's current session: the next message there opens a new one. The thread stays
+   * known (hasSession stays true). A no-op for a thread that never had a session.
+   */
   reset(thread: ThreadRef): Promise<void>;
 }
 

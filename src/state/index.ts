@@ -23,7 +23,7 @@ export { maskUrl, storeKind } from './keyv.js';
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
 
 export interface StateOptions {
-  /** Clock (ms since epoch) for dedup expiry on memory and SQLite. Default Date.now. */
+  /** Clock (ms since epoch): dedup expiry on memory and SQLite, session resetAt. Date.now. */
   now?: () => number;
   logger?: Pick<Logger, 'warn'>;
   /**
@@ -107,7 +107,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     return {
       kind: store.kind,
       displayUrl: store.displayUrl,
-      sessions: new KeyvSessionMap(space('sessions')),
+      sessions: new KeyvSessionMap(space('sessions'), now),
       bindings: new KeyvBindingMap(space('bindings')),
       sources,
       dedup,

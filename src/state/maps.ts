@@ -9,7 +9,11 @@ function checkKey(what: string, key: string): void {
 }
 
 export class KeyvSessionMap implements SessionMap {
-  constructor(private readonly space: Keyv<SessionRef>) {}
+  constructor(
+    private readonly space: Keyv<SessionRef>,
+    /** Clock for resetAt (ms since epoch). */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(threadKey: string): Promise<SessionRef | undefined> {
     checkKey('threadKey', threadKey);
@@ -24,6 +28,19 @@ export class KeyvSessionMap implements SessionMap {
       sessionUuid: ref.sessionUuid,
       chatbotUuid: ref.chatbotUuid,
       createdAt: ref.createdAt,
+    });
+  }
+
+  async reset(threadKey: string): Promise<void> {
+    checkKey('threadKey', threadKey);
+    const current = await this.space.get(threadKey);
+    if (!current) return;
+    // Keeps the entry (the thread stays known); only the live session goes.
+    await this.space.set(threadKey, {
+      sessionUuid: '',
+      chatbotUuid: current.chatbotUuid,
+      createdAt: current.createdAt,
+      resetAt: new Date(this.now()).toISOString(),
     });
   }
 

@@ -1,18 +1,35 @@
 // What chatbridge keeps between messages. Every piece of conversation state lives here, never
 // only in process memory, so any replica sharing the store can answer any thread.
 
-/** The service session that a chat thread maps to. */
+/**
+ * The service session that a chat thread maps to. A thread that was reset keeps its entry (it
+ * stays known, so follow-ups there still need no mention) with `sessionUuid === ''` and
+ * `resetAt` set: "no current session, open a new one on the next message". chatbotUuid and
+ * createdAt then still describe the session it had before the reset.
+ */
 export interface SessionRef {
+  /** '' after a reset: the next message opens a new session. */
   sessionUuid: string;
   chatbotUuid: string;
   /** ISO timestamp of when the bridge opened it. */
   createdAt: string;
+  /** ISO timestamp of the reset that cleared sessionUuid; absent on a live session. */
+  resetAt?: string;
 }
 
 /** thread key ("platform:workspace:channel:thread") → session. */
 export interface SessionMap {
+  /** The thread's entry, reset ones included (sessionUuid ''); undefined for unknown threads. */
   get(threadKey: string): Promise<SessionRef | undefined>;
+  /** Maps the thread to a live session (sessionUuid must be non-empty); clears any resetAt. */
   set(threadKey: string, ref: SessionRef): Promise<void>;
+  /**
+   * Clears the thread's current session but keeps the thread known: get() then returns the entry
+   * with sessionUuid '' and resetAt set. A no-op for a thread with no entry (an unknown thread
+   * does not become known by being reset).
+   */
+  reset(threadKey: string): Promise<void>;
+  /** Forgets the thread entirely (it is unknown afterwards). */
   delete(threadKey: string): Promise<void>;
 }
 

@@ -1,7 +1,11 @@
 // Each command's effect on the service (fake client) and the state store.
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand, runAdminLine } from '../../src/admin/index.js';
+import { createConversation } from '../../src/bridge/engine.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { FakeClient as EngineClient } from '../bridge/helpers/fake-client.js';
+import { FakeClock } from '../bridge/helpers/fake-clock.js';
+import { RecordingTarget } from '../bridge/helpers/recording-target.js';
 import { errorsOf, makeContext, notices } from './context.js';
 
 async function bound() {
@@ -284,17 +288,55 @@ describe('tag', () => {
 });
 
 describe('session reset', () => {
-  it('forgets this thread only, and says when there was nothing', async () => {
+  it("ends this thread's session only, keeps the thread known, says when there was nothing", async () => {
     const ctx = await makeContext({ isAdmin: false });
     const ref = { sessionUuid: 's1', chatbotUuid: 'b1', createdAt: '2025-01-01T00:00:00Z' };
     await ctx.state.sessions.set('test:W1:C1:T1', ref);
     await ctx.state.sessions.set('test:W1:C1:T2', ref);
     expect(notices(await runAdminLine('session reset', ctx))[0]).toMatch(/^ok: /);
-    expect(await ctx.state.sessions.get('test:W1:C1:T1')).toBeUndefined();
+    // Kept, without a session: the bot still answers here, with a new conversation.
+    expect(await ctx.state.sessions.get('test:W1:C1:T1')).toMatchObject({
+      sessionUuid: '',
+      chatbotUuid: 'b1',
+      resetAt: expect.any(String),
+    });
     expect(await ctx.state.sessions.get('test:W1:C1:T2')).toEqual(ref);
-    expect(notices(await runAdminLine('session reset', ctx))[0]).toMatch(
+    expect(notices(await runAdminLine('session reset', ctx))[0]).toMatch(/^info: Already reset/);
+    const fresh = await makeContext({ isAdmin: false, thread: 'T3' });
+    expect(notices(await runAdminLine('session reset', fresh))[0]).toMatch(
       /^info: .*nothing to reset/,
     );
+    expect(await fresh.state.sessions.get('test:W1:C1:T3')).toBeUndefined();
+  });
+
+  it('after a reset the engine keeps answering the thread, in a new session', async () => {
+    const ctx = await makeContext({ isAdmin: false });
+    const service = new EngineClient();
+    const clock = new FakeClock();
+    const conversation = createConversation({
+      client: service,
+      state: ctx.state,
+      now: clock.now,
+      setTimer: clock.setTimer,
+      clearTimer: clock.clearTimer,
+    });
+    const thread = { platform: 'test', workspace: 'W1', channel: 'C1', thread: 'T1' };
+    await ctx.state.bindings.set('test:W1', 'bot-1');
+    const ask = (text: string) =>
+      conversation.handle(
+        { ...thread, messageId: text, userId: 'U1', userName: 'ada', text },
+        new RecordingTarget({ maxChars: 2000, minUpdateMs: 1000 }, clock),
+      );
+    await ask('a');
+    expect(notices(await runAdminLine('session reset', ctx))[0]).toMatch(/^ok: /);
+    expect(await conversation.hasSession(thread)).toBe(true);
+    await ask('b');
+    await ask('c');
+    const [s1, s2, s3] = service.streamCalls.map((call) => call.sessionUuid);
+    expect(s2).not.toBe(s1);
+    expect(s3).toBe(s2);
+    expect(service.sessions.size).toBe(2);
+    expect((await ctx.state.sessions.get('test:W1:C1:T1'))?.sessionUuid).toBe(s2);
   });
 });
 

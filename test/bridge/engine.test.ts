@@ -149,15 +149,35 @@ describe('chatbot and session', () => {
     expect(t.lastFinal?.notice?.kind).toBe('error');
   });
 
-  it('forgets the session on reset', async () => {
-    const { conversation, target, client } = setupEngine();
+  it('reset starts a new session on the next message, and the thread stays known', async () => {
+    const { conversation, target, client, sessions } = setupEngine();
     const thread = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: 'th1' };
     expect(await conversation.hasSession(thread)).toBe(false);
     await conversation.handle(message('a'), target());
+    await conversation.handle(message('b'), target());
     expect(await conversation.hasSession(thread)).toBe(true);
     await conversation.reset(thread);
-    expect(await conversation.hasSession(thread)).toBe(false);
-    await conversation.handle(message('b'), target());
+    // Still known: un-mentioned follow-ups in this thread must still be answered.
+    expect(await conversation.hasSession(thread)).toBe(true);
+    expect(sessions.get('slack:T1:C1:th1')?.sessionUuid).toBe('');
+    const t = target();
+    await conversation.handle(message('c'), t);
+    await conversation.handle(message('d'), target());
+    const [s1, s2, s3, s4] = client.streamCalls.map((call) => call.sessionUuid);
+    expect(s2).toBe(s1);
+    expect(s3).not.toBe(s1);
+    expect(s4).toBe(s3);
     expect(client.sessions.size).toBe(2);
+    expect(t.finalTexts).toEqual(['Answer to c']);
+    expect(sessions.get('slack:T1:C1:th1')).toMatchObject({ sessionUuid: s3 });
+    expect(sessions.get('slack:T1:C1:th1')?.resetAt).toBeUndefined();
+  });
+
+  it('reset of a thread that never had a session leaves it unknown', async () => {
+    const { conversation, client } = setupEngine();
+    const thread = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: 'never' };
+    await conversation.reset(thread);
+    expect(await conversation.hasSession(thread)).toBe(false);
+    expect(client.sessions.size).toBe(0);
   });
 });

@@ -169,6 +169,30 @@ describe('renderer continuation messages', () => {
     ]);
   });
 
+  it('finishes every opened message once, even after one that never opened', async () => {
+    const { clock, target, renderer } = setup({ maxChars: 200, minUpdateMs: 100 });
+    const text = `${words(25)}\n\n${words(25)}\n\n${words(25)}`;
+    renderer.push(text.slice(0, 150));
+    await clock.advance(10);
+    expect(target.messages).toHaveLength(1);
+    // The second message cannot be opened: after three refusals it is given up on.
+    for (let i = 0; i < 3; i++) target.failNext('open', new Error('post refused'));
+    renderer.push(text.slice(0, 330));
+    await clock.advance(1000);
+    expect(target.callsOf('open').filter((c) => c.failed)).toHaveLength(3);
+    expect(target.messages).toHaveLength(1);
+    // The third one opens (the muted one does not hold it back).
+    renderer.push(text);
+    await clock.advance(1000);
+    expect(target.messages).toHaveLength(2);
+    // A shorter stored answer: two parts, for the two messages on screen.
+    const final = `${words(25)}\n\n${words(25)}`;
+    await clock.runUntil(renderer.finish({ text: final, sources: [] }));
+    expect(target.messages.map((m) => m.finishCount)).toEqual([1, 1]);
+    expect(target.finalTexts.join('')).toBe(final);
+    expect(target.callsOf('open').filter((c) => !c.failed)).toHaveLength(2);
+  });
+
   it('opens more messages at the end when the final text needs them', async () => {
     const { clock, target, renderer } = setup({ maxChars: 200 });
     renderer.push('Short.');

@@ -104,12 +104,12 @@ describe('safeMarkdown', () => {
     expect(safeMarkdown('This is **very')).toBe('This is **very**');
     expect(safeMarkdown('Run `npm i')).toBe('Run `npm i`');
     expect(safeMarkdown('**bold** and `code` done')).toBe('**bold** and `code` done');
-    expect(safeMarkdown('Trailing **')).toBe('Trailing');
+    expect(safeMarkdown('Trailing **')).toBe('Trailing ');
   });
 
   it('hides a half-written link until it is complete', () => {
-    expect(safeMarkdown('See [the docs](https://exa')).toBe('See');
-    expect(safeMarkdown('See [the do')).toBe('See');
+    expect(safeMarkdown('See [the docs](https://exa')).toBe('See ');
+    expect(safeMarkdown('See [the do')).toBe('See ');
     expect(safeMarkdown('See [the docs](https://example.com) now')).toBe(
       'See [the docs](https://example.com) now',
     );

@@ -58,6 +58,31 @@ export function stateContract(name: string, factory: StoreFactory): void {
       await expect(state.sessions.set('', ref)).rejects.toThrow(/threadKey/);
     });
 
+    it('reset keeps the thread known without a session; set gives it a new one', async () => {
+      let now = Date.parse('2025-03-04T05:06:07Z');
+      const state = await open({ now: () => now });
+      const thread = unique('slack:T1:C1');
+      const ref = { sessionUuid: 's-1', chatbotUuid: 'c-1', createdAt: '2025-01-01T00:00:00Z' };
+      await state.sessions.set(thread, ref);
+      await state.sessions.reset(thread);
+      expect(await state.sessions.get(thread)).toEqual({
+        ...ref,
+        sessionUuid: '',
+        resetAt: '2025-03-04T05:06:07.000Z',
+      });
+      now += 1_000;
+      await state.sessions.reset(thread);
+      expect((await state.sessions.get(thread))?.resetAt).toBe('2025-03-04T05:06:08.000Z');
+      const next = { sessionUuid: 's-2', chatbotUuid: 'c-1', createdAt: '2025-03-05T00:00:00Z' };
+      await state.sessions.set(thread, next);
+      expect(await state.sessions.get(thread)).toEqual(next);
+      // An unknown thread does not become known by being reset.
+      const unknown = unique('slack:T1:C2');
+      await state.sessions.reset(unknown);
+      expect(await state.sessions.get(unknown)).toBeUndefined();
+      await expect(state.sessions.reset('')).rejects.toThrow(/threadKey/);
+    });
+
     it('binds places to chatbots', async () => {
       const state = await open();
       const place = unique('discord:G1');
@@ -225,6 +250,9 @@ export function stateContract(name: string, factory: StoreFactory): void {
         const bot = unique('bot');
         const ref = { sessionUuid: 'sess', chatbotUuid: bot, createdAt: '2025-01-01T00:00:00Z' };
         await first.sessions.set(thread, ref);
+        const resetThread = unique('slack:T:C:2');
+        await first.sessions.set(resetThread, ref);
+        await first.sessions.reset(resetThread);
         await first.bindings.set(`place-${bot}`, bot);
         await first.sources.add({
           uuid: `${bot}-1`,
@@ -239,6 +267,11 @@ export function stateContract(name: string, factory: StoreFactory): void {
 
         const second = await open();
         expect(await second.sessions.get(thread)).toEqual(ref);
+        expect(await second.sessions.get(resetThread)).toMatchObject({
+          sessionUuid: '',
+          chatbotUuid: bot,
+          resetAt: expect.any(String),
+        });
         expect(await second.bindings.get(`place-${bot}`)).toBe(bot);
         expect((await second.sources.list(bot)).map((s) => s.title)).toEqual(['Doc']);
         expect(await second.dedup.claim(claimed, 60_000)).toBe(false);

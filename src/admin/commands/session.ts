@@ -1,4 +1,5 @@
-// session reset: forgets this thread's session, so the next message starts a new conversation.
+// session reset: ends this thread's session, so the next message starts a new conversation; the
+// thread stays known, so the bot keeps answering there without a mention.
 import { threadKey } from '../../bridge/types.js';
 import { AdminRefusal } from '../errors.js';
 import type { AdminCommand } from '../types.js';
@@ -23,7 +24,11 @@ const reset: AdminCommand = {
     });
     const existing = await ctx.state.sessions.get(key);
     if (!existing) return [info('This thread has no conversation yet; nothing to reset.')];
-    await ctx.state.sessions.delete(key);
+    if (existing.sessionUuid === '') {
+      return [info('Already reset: the next message here starts a new conversation.')];
+    }
+    // reset, not delete: the thread stays known, so the bot still answers follow-ups here.
+    await ctx.state.sessions.reset(key);
     return [ok('Done: the next message here starts a new conversation.')];
   },
 };

@@ -40,6 +40,10 @@ export function memoryState() {
     sessions: {
       get: async (k) => sessions.get(k),
       set: async (k, v) => void sessions.set(k, v),
+      reset: async (k) => {
+        const ref = sessions.get(k);
+        if (ref) sessions.set(k, { ...ref, sessionUuid: '', resetAt: new Date(0).toISOString() });
+      },
       delete: async (k) => void sessions.delete(k),
     },
     bindings: {
