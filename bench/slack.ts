@@ -2,7 +2,8 @@
 // client and local service. Latency rows: answers streamed over ~4 s, each in its own workspace
 // (so Slack's per-workspace tiers do not queue one sample behind another). Load row: 200
 // threads at once in ONE workspace, the fake enforcing the tiers per method, with time
-// compressed 30× (the per-minute budgets count over 2 s) so the run stays short.
+// compressed 30× (the per-minute budgets count over 2 s) so the run stays short. Burst row: 20
+// new answers at once in one workspace under the real tiers (first words must not wait).
 import { createConversation } from '../src/bridge/index.js';
 import { startLocalService } from '../src/local-service/index.js';
 import { createDefaultKnowledge } from '../src/local-service/knowledge-default.js';
@@ -173,6 +174,45 @@ async function latencyRows(label: string, paragraphs: boolean): Promise<BenchRow
   ];
 }
 
+/**
+ * A burst: 20 new answers at once in ONE workspace, Slack's real per-minute tiers paced by the
+ * adapter and enforced by the fake. chat.startStream allows 5 at once; the rest must not wait
+ * for a stream slot before showing their first words.
+ */
+async function burstRows(): Promise<BenchRow[]> {
+  const bench = await startBench({ tierLimits: { ...METHOD_LIMITS }, windowMs: 60_000 });
+  const n = 20;
+  const text = answerText(true).slice(0, 600);
+  const runs = Array.from({ length: n }, (_, i) => {
+    const query = `burst question ${i}`;
+    const script: Script = { pieces: piecesOf(text, 30), intervalMs: 40, timing: {} };
+    bench.scripts.set(query, script);
+    return { query, script, channel: `CBURST${i}` };
+  });
+  await Promise.all(runs.map((r) => bench.harness.event(mention(r.query, { channel: r.channel }))));
+  await bench.harness.adapter.idle();
+  const first: number[] = [];
+  for (const r of runs) {
+    const opened = bench.harness.fake.calls.find(
+      (c) => forChannel(r.channel)(c) && VISIBLE.has(c.method) && c.reply?.ok,
+    );
+    if (opened && r.script.timing.first) first.push(opened.at - r.script.timing.first);
+  }
+  const streams = bench.harness.fake.callsOf('chat.startStream').length;
+  const tooMany = bench.harness.fake.tooManyRequests;
+  await bench.close();
+  const p95 = percentile(first, 95);
+  return [
+    {
+      area: 'slack',
+      metric: `${n} new answers at once, one workspace, real tiers: first words p95 (p50)`,
+      value: `${p95} ms (${percentile(first, 50)} ms); ${streams} streamed, ${n - streams} posted; ${tooMany} 429s`,
+      target: '<= 250 ms, 0 429s',
+      ok: p95 <= 250 && first.length === n && tooMany === 0,
+    },
+  ];
+}
+
 async function loadRows(): Promise<BenchRow[]> {
   const windowMs = 2000;
   const bench = await startBench({ tierLimits: { ...METHOD_LIMITS }, windowMs }, windowMs);
@@ -225,6 +265,7 @@ export async function run(): Promise<BenchRow[]> {
   return [
     ...(await latencyRows('2,000-char multi-paragraph answer over 4 s', true)),
     ...(await latencyRows('2,000-char single paragraph over 4 s', false)),
+    ...(await burstRows()),
     ...(await loadRows()),
   ];
 }

@@ -56,6 +56,15 @@ export interface SlackAdminDeps {
 
 const error = (text: string): AdminOutput => ({ kind: 'notice', tone: 'error', text });
 
+export const SESSION_RESET_HINT: AdminOutput = {
+  kind: 'notice',
+  tone: 'info',
+  text:
+    'Slack does not tell slash commands which thread they were typed in. To start over, ' +
+    'send `reset` as a message in the conversation thread (in a DM, reply `reset` in its ' +
+    'thread): the next message there begins a new conversation.',
+};
+
 export class SlackAdmin {
   constructor(private readonly deps: SlackAdminDeps) {}
 
@@ -214,6 +223,9 @@ export class SlackAdmin {
     const line = unescapeMrkdwn(rawText).trim() || 'help';
     const ctx = await this.context(origin.workspace, origin.channel, userId);
     const words = line.split(/\s+/).map((word) => word.toLowerCase());
+    // Slack sends slash commands without their thread, so the table's "type it in the
+    // thread" cannot be followed here; the thread's own word does it.
+    if (words[0] === 'session' && words[1] === 'reset') return [SESSION_RESET_HINT];
     const modal =
       words[0] === 'source' && words.length === 2
         ? words[1] === 'upload'

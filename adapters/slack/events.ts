@@ -1,7 +1,11 @@
 // Which Slack messages get an answer, and in which thread. Mentions are answered (app_mention),
 // follow-ups in a thread that already has a session need no mention, DMs are always answered.
-// Duplicate deliveries (retries, a second replica) are dropped via the shared store.
+// Duplicate deliveries (retries, a second replica) are dropped via the shared store. "reset"
+// alone in a thread starts the conversation over instead of going to the chatbot.
+import { threadKey } from '../../src/bridge/types.js';
 import type { Conversation, IncomingMessage, ThreadRef } from '../../src/bridge/types.js';
+import { ArrivalOrder } from './arrival.js';
+import type { SlackChannels } from './channels.js';
 import type { StateStore } from '../../src/state/types.js';
 import { mentions, slackToPlainText } from './format.js';
 import { createSlackReplyTarget, type SlackReplyOptions } from './reply.js';
@@ -36,11 +40,12 @@ export interface EventRouterDeps extends SlackReplyOptions {
   conversation: Conversation;
   state: StateStore;
   users: SlackUsers;
+  channels: SlackChannels;
   /** The bot's own user id (from auth.test). */
   botUserId: () => string | undefined;
 }
 
-export type RouteDecision = 'answered' | 'ignored' | 'duplicate';
+export type RouteDecision = 'answered' | 'reset' | 'ignored' | 'duplicate';
 
 function isDirect(event: SlackMessageEvent): boolean {
   return (
@@ -49,59 +54,103 @@ function isDirect(event: SlackMessageEvent): boolean {
   );
 }
 
+/** "reset", alone, any case, with punctuation around it ("Reset!", "`reset`"). */
+const RESET = /^[^\p{L}\p{N}]*reset[^\p{L}\p{N}]*$/iu;
+export const RESET_REPLY = 'Starting over: the next message begins a new conversation.';
+
+/** What the ordered steps decided; an answer carries the running handle() call. */
+type Prepared =
+  | { decision: 'ignored' | 'duplicate' }
+  | { decision: 'reset' }
+  | { decision: 'answered'; answer: Promise<void> };
+
 export class EventRouter {
+  private readonly order = new ArrivalOrder();
+
   constructor(private readonly deps: EventRouterDeps) {}
+
+  /** Thread keys with ordered steps in progress (nothing is kept once a thread is idle). */
+  get orderedThreads(): number {
+    return this.order.size;
+  }
 
   /** Decides and, when it is ours to answer, answers (resolves when the answer is final). */
   async route(event: SlackMessageEvent, envelope: EventEnvelope): Promise<RouteDecision> {
-    const { conversation, state, users, logger } = this.deps;
     const botUserId = this.deps.botUserId();
     if (event.bot_id || event.hidden || !USER_SUBTYPES.has(event.subtype)) return 'ignored';
-    if (!event.user || event.user === botUserId || !event.channel || !event.ts) return 'ignored';
+    const { user, ts } = event;
+    if (!user || user === botUserId || !event.channel || !ts) return 'ignored';
     const workspace = envelope.team_id ?? event.team;
     if (!workspace) return 'ignored';
-    const direct = isDirect(event);
-    const threadTs = event.thread_ts ?? event.ts;
+    if (event.type !== 'message' && event.type !== 'app_mention') return 'ignored';
     const ref: ThreadRef = {
       platform: 'slack',
       workspace,
       channel: event.channel,
-      thread: threadTs,
+      thread: event.thread_ts ?? ts,
     };
+    // Everything before handle() is queued per thread, so handle() is called in arrival order.
+    const prepared = await this.order.run(threadKey(ref), () =>
+      this.prepare({ ...event, user, ts }, envelope, ref),
+    );
+    if (prepared.decision === 'reset') {
+      await this.confirmReset(ref);
+      return 'reset';
+    }
+    if (prepared.decision !== 'answered') return prepared.decision;
+    await prepared.answer;
+    return 'answered';
+  }
 
+  private async prepare(
+    event: SlackMessageEvent & { user: string; ts: string },
+    envelope: EventEnvelope,
+    ref: ThreadRef,
+  ): Promise<Prepared> {
+    const { conversation, state, users, channels, logger } = this.deps;
+    const botUserId = this.deps.botUserId();
+    const { workspace, channel } = ref;
+    const direct = isDirect(event);
     if (event.type === 'message' && !direct) {
       // A mention in a channel arrives again as app_mention: answer it there, once.
-      if (mentions(event.text, botUserId)) return 'ignored';
+      if (mentions(event.text, botUserId)) return { decision: 'ignored' };
       const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
-      if (!inThread || !(await conversation.hasSession(ref))) return 'ignored';
-    } else if (event.type !== 'message' && event.type !== 'app_mention') {
-      return 'ignored';
+      if (!inThread || !(await conversation.hasSession(ref))) return { decision: 'ignored' };
     }
 
     if (
       envelope.event_id &&
       !(await state.dedup.claim(`slack:event:${envelope.event_id}`, DEDUP_TTL_MS))
     )
-      return 'duplicate';
-    const messageKey = `slack:message:${workspace}:${event.channel}:${event.ts}`;
-    if (!(await state.dedup.claim(messageKey, DEDUP_TTL_MS))) return 'duplicate';
+      return { decision: 'duplicate' };
+    const messageKey = `slack:message:${workspace}:${channel}:${event.ts}`;
+    if (!(await state.dedup.claim(messageKey, DEDUP_TTL_MS))) return { decision: 'duplicate' };
 
     const text = slackToPlainText(event.text ?? '', botUserId) || 'Hello';
+    if (RESET.test(text)) {
+      await conversation.reset(ref);
+      return { decision: 'reset' };
+    }
+    const [userName, channelName] = await Promise.all([
+      users.nameOf(workspace, event.user),
+      direct ? Promise.resolve(undefined) : channels.nameOf(workspace, channel),
+    ]);
     const message: IncomingMessage = {
       platform: 'slack',
       workspace,
-      channel: event.channel,
-      thread: threadTs,
+      channel,
+      thread: ref.thread,
       messageId: event.ts,
       userId: event.user,
-      userName: await users.nameOf(workspace, event.user),
+      userName,
+      ...(channelName ? { channelName } : {}),
       text,
     };
     const target = createSlackReplyTarget(
       {
         workspace,
-        channel: event.channel,
-        threadTs,
+        channel,
+        threadTs: ref.thread,
         messageTs: event.ts,
         userId: event.user,
         userTeam: event.user_team ?? event.team ?? workspace,
@@ -109,11 +158,22 @@ export class EventRouter {
       },
       this.deps,
     );
+    const answer = conversation.handle(message, target).catch((error: unknown) => {
+      logger.error({ err: error, channel }, 'slack: answering failed');
+    });
+    return { decision: 'answered', answer };
+  }
+
+  /** A short word in the thread that the reset happened (failures only logged). */
+  private async confirmReset(ref: ThreadRef): Promise<void> {
     try {
-      await conversation.handle(message, target);
+      await this.deps.api.deliver(ref.workspace, 'chat.postMessage', {
+        channel: ref.channel,
+        thread_ts: ref.thread,
+        text: RESET_REPLY,
+      });
     } catch (error) {
-      logger.error({ err: error, channel: event.channel }, 'slack: answering failed');
+      this.deps.logger.warn({ err: error, channel: ref.channel }, 'slack: reset reply failed');
     }
-    return 'answered';
   }
 }

@@ -20,6 +20,20 @@ export function isPermanentError(code: string | undefined): boolean {
   return code !== undefined && PERMANENT.has(code);
 }
 
+/** Errors worth retrying with the latest text: no answer at all, a 5xx, Slack "try later". */
+const TRANSIENT = new Set([
+  'request_failed',
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
+
+export function isTransientError(code: string | undefined): boolean {
+  return code !== undefined && (TRANSIENT.has(code) || /^http_5\d\d$/.test(code));
+}
+
 export class WorkspaceFeatures {
   private readonly off = new Map<string, string>();
 

@@ -8,11 +8,13 @@ import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { boltLogger } from './bolt-logger.js';
+import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
 import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
 import { WorkspaceFeatures } from './features.js';
 import { Pacer } from './pacing.js';
 import { SlackUsers } from './users.js';
+import { drain, isShuttingDown, ShuttingDownError } from './shutdown.js';
 import { createSlackApi } from './web.js';
 
 export { slackConfigFromEnv, SlackConfigError, type SlackAdapterConfig } from './config.js';
@@ -32,6 +34,8 @@ export interface SlackAdapterDeps {
   methodLimits?: Readonly<Record<string, number>>;
   /** The window methodLimits count over (default a minute; benchmarks compress time). */
   methodWindowMs?: number;
+  /** How long stop() waits for answers in progress (default 10 s). */
+  drainMs?: number;
 }
 
 export interface SlackAdapter extends ChatAdapter {
@@ -40,6 +44,8 @@ export interface SlackAdapter extends ChatAdapter {
   readonly port: number | undefined;
   /** Resolves when no answer is in progress (tests, graceful shutdown). */
   idle(): Promise<void>;
+  /** Threads with messages still on their way to the engine (none when idle). */
+  readonly orderedThreads: number;
 }
 
 export function createSlackAdapter(
@@ -79,6 +85,7 @@ export function createSlackAdapter(
   });
   const api = createSlackApi(app.client, pacer);
   const users = new SlackUsers(api, now);
+  const channels = new SlackChannels(api, now);
   let botUserId: string | undefined;
   const router = new EventRouter({
     api,
@@ -88,6 +95,7 @@ export function createSlackAdapter(
     conversation: deps.conversation,
     state: deps.state,
     users,
+    channels,
     botUserId: () => botUserId,
   });
   const admin = new SlackAdmin({
@@ -109,6 +117,15 @@ export function createSlackAdapter(
     inFlight.add(tracked);
     void tracked.finally(() => inFlight.delete(tracked));
   };
+  let stopping = false;
+  // While stopping, events are refused (HTTP 500: Slack delivers them again, to another replica
+  // or after the restart) rather than acknowledged and dropped.
+  app.use(async ({ body, next }) => {
+    if (stopping && (body as { type?: unknown }).type === 'event_callback') {
+      throw new ShuttingDownError();
+    }
+    await next();
+  });
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     track(router.route(event as SlackMessageEvent, body as EventEnvelope));
   };
@@ -116,8 +133,13 @@ export function createSlackAdapter(
   app.event('message', onMessage);
   admin.register(app, track);
   app.error(async (caught) => {
+    if (isShuttingDown(caught)) throw caught; // makes the receiver answer 500
     logger.error({ err: caught }, 'slack: bolt error');
   });
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
+  let stopped: Promise<void> | undefined;
 
   let port: number | undefined;
   return {
@@ -125,6 +147,9 @@ export function createSlackAdapter(
     app,
     get port() {
       return port;
+    },
+    get orderedThreads() {
+      return router.orderedThreads;
     },
     async start() {
       const auth = await app.client.auth.test();
@@ -141,11 +166,19 @@ export function createSlackAdapter(
       port = (server.address() as AddressInfo).port;
       logger.info({ port }, 'slack: listening for events at /slack/events');
     },
-    async stop() {
-      await app.stop();
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
+        // new events for another connection. Replies use the Web API, not the socket.
+        if (config.appToken) await app.stop();
+        await drain(idle(), deps.drainMs ?? 10_000, () =>
+          logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
+        );
+        if (!config.appToken) await app.stop();
+      })();
+      return stopped;
     },
-    async idle() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
+    idle,
   };
 }

@@ -5,11 +5,16 @@
 // text the renderer rewrote carries on in editing mode on the same message: no text is lost.
 import type { FinalContent, ReplyMessage } from '../../src/bridge/types.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
+import { isTransientError } from './features.js';
 import { fallbackText, finalBlocks, sourceBlocks, noticeBlock } from './format.js';
 import { errorCode, messageTs, type SlackApi } from './web.js';
 
 /** Least time between two chat.update calls of one message. */
 export const EDIT_INTERVAL_MS = 1000;
+/** Wait before retrying an append that failed on the way or with a 5xx. */
+export const TRANSIENT_RETRY_MS = 1000;
+/** Transient append failures in a row after which the message is finished by editing. */
+export const MAX_TRANSIENT_FAILURES = 3;
 
 export interface MessagePlace {
   workspace: string;
@@ -98,6 +103,8 @@ export class StreamedMessage implements ReplyMessage {
   private sent: string;
   private streaming = true;
   private edited?: EditedMessage;
+  /** Appends in a row that got no answer or a 5xx. */
+  private transientFailures = 0;
 
   constructor(
     private readonly options: MessageOptions,
@@ -150,10 +157,17 @@ export class StreamedMessage implements ReplyMessage {
       this.sent = text;
     } catch (error) {
       const code = errorCode(error);
-      if (code === undefined) throw error; // rate limited or network: the renderer retries
-      // Expired or stopped on Slack's side (message_not_in_streaming_state) or refused.
+      if (code === undefined) throw error; // rate limited by our pacing or Slack's 429
+      if (isTransientError(code) && ++this.transientFailures < MAX_TRANSIENT_FAILURES) {
+        // No answer or a 5xx: the stream is probably still open. The renderer waits, then
+        // sends the latest text, whose delta is still computed from what Slack confirmed.
+        throw new SurfaceRateLimitError(TRANSIENT_RETRY_MS, `chat.appendStream: ${code}`);
+      }
+      // Expired or stopped on Slack's side (message_not_in_streaming_state), refused, or
+      // failing again and again: carry on by editing the same message.
       return (await this.toEditing(code !== 'message_not_in_streaming_state')).update(shown);
     }
+    this.transientFailures = 0;
   }
 
   async finish(content: FinalContent): Promise<void> {

@@ -66,17 +66,27 @@ export function createSlackReplyTarget(
     // Closers the renderer added cannot be taken back from an append-only stream: hold them.
     const text = withoutClosers(shown) || shown;
     try {
-      const result = await api.deliver(place.workspace, 'chat.startStream', {
-        channel: place.channel,
-        thread_ts: place.threadTs,
-        markdown_text: text,
-        ...(place.isDm
-          ? {}
-          : { recipient_user_id: place.userId, recipient_team_id: place.userTeam }),
-      });
+      // Tier 2 allows a burst of 5: rather than keep the 6th answer in a burst waiting seconds
+      // for a slot, it starts at once as a posted message (Tier 3/4 budgets) and is edited.
+      const result = await api.call(
+        place.workspace,
+        'chat.startStream',
+        {
+          channel: place.channel,
+          thread_ts: place.threadTs,
+          markdown_text: text,
+          ...(place.isDm
+            ? {}
+            : { recipient_user_id: place.userId, recipient_team_id: place.userTeam }),
+        },
+        'try',
+      );
       return new StreamedMessage(messageOptions, messageTs(result, 'chat.startStream'), text);
     } catch (error) {
-      if (error instanceof SurfaceRateLimitError) throw error;
+      if (error instanceof SurfaceRateLimitError) {
+        logger.debug('slack: no stream slot free now, posting and editing this message');
+        return undefined;
+      }
       const code = errorCode(error) ?? 'request_failed';
       if (isPermanentError(code)) features.disableStreaming(place.workspace, kind, code);
       logger.info({ code }, 'slack: native streaming refused, posting and editing instead');

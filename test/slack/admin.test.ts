@@ -62,6 +62,13 @@ describe('/chatbridge', () => {
     expect(help).not.toContain('admins only');
   });
 
+  it('answers `session reset` with how to reset in Slack: typing `reset` in the thread', async () => {
+    const c = (chain = await startChain());
+    const answer = await run(c, 'session reset', ALICE);
+    expect(answer).toContain('send `reset` as a message in the conversation thread');
+    expect(answer).not.toContain('admins only');
+  });
+
   it('lets workspace admins and CHATBRIDGE_ADMINS run commands; chatbot use binds this channel', async () => {
     const c = (chain = await startChain({ admins: [ALICE] }));
     expect(await run(c, 'chatbot create "Sales bot"', BOSS)).toContain('Created chatbot');

@@ -36,6 +36,16 @@ export interface FakeSlackOptions {
 
 type Waiter = { test: (call: FakeCall) => boolean; resolve: (call: FakeCall) => void };
 
+/** A held call: answered only once the test releases it. */
+interface Hold {
+  method: string;
+  test: (args: Args) => boolean;
+  reached: () => void;
+  released: Promise<void>;
+}
+
+export type Failure = 'network' | 500;
+
 export class FakeSlack {
   readonly calls: FakeCall[] = [];
   readonly workspace: FakeWorkspace;
@@ -46,6 +56,8 @@ export class FakeSlack {
   readonly acks: Args[] = [];
   tooManyRequests = 0;
   private readonly forced429 = new Map<string, { count: number; retryAfterSec: number }>();
+  private readonly failures = new Map<string, { count: number; how: Failure }>();
+  private readonly holds: Hold[] = [];
   private readonly recent = new Map<string, number[]>();
   private readonly waiters: Waiter[] = [];
   private readonly ackWaiters: ((ack: Args) => void)[] = [];
@@ -91,6 +103,27 @@ export class FakeSlack {
   /** The next `count` calls of `method` answer 429 with Retry-After. */
   rateLimitNext(method: string, count: number, retryAfterSec = 1): void {
     this.forced429.set(method, { count, retryAfterSec });
+  }
+
+  /** The next `count` calls of `method` fail: the connection drops, or a bare HTTP 500. */
+  failNext(method: string, count: number, how: Failure): void {
+    this.failures.set(method, { count, how });
+  }
+
+  /**
+   * Holds the next call of `method` matching `test` until `release()`; `reached` resolves when
+   * that call has arrived (a slow Slack, without guessing at timings).
+   */
+  hold(
+    method: string,
+    test: (args: Args) => boolean = () => true,
+  ): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ method, test, reached, released });
+    return { reached: arrived, release };
   }
 
   callsOf(method: string): FakeCall[] {
@@ -153,6 +186,24 @@ export class FakeSlack {
     const method = url.pathname.slice('/api/'.length);
     const args = parseArgs(body, req.headers['content-type']);
     const authorization = req.headers.authorization;
+    const held = this.holds.findIndex((h) => h.method === method && h.test(args));
+    if (held >= 0) {
+      const [hold] = this.holds.splice(held, 1);
+      hold!.reached();
+      await hold!.released;
+    }
+    const failure = this.failures.get(method);
+    if (failure && failure.count > 0) {
+      failure.count -= 1;
+      this.record({ method, args, at: this.now(), status: failure.how === 500 ? 500 : 0 });
+      if (failure.how === 'network') {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('upstream failure');
+      return;
+    }
     const call: FakeCall = { method, args, at: this.now(), status: 200, authorization };
     const forced = this.forced429.get(method);
     if ((forced && forced.count > 0) || this.overLimit(method)) {
@@ -206,6 +257,8 @@ export class FakeSlack {
         return ws.reaction(args, false);
       case 'users.info':
         return ws.userInfo(args);
+      case 'conversations.info':
+        return ws.conversationInfo(args);
       case 'views.open':
         return ws.openView(args);
       default:

@@ -54,6 +54,8 @@ export class FakeWorkspace {
   readonly ephemerals: Args[] = [];
   readonly views: Args[] = [];
   readonly users = new Map<string, SlackUserRecord>();
+  /** Channel names by id; DMs ("D…") are known without an entry. */
+  readonly channels = new Map<string, string>();
   private seq = 0;
 
   constructor(
@@ -205,6 +207,14 @@ export class FakeWorkspace {
   userInfo(args: Args): Reply {
     const user = this.users.get(str(args.user) ?? '');
     return user ? { ok: true, user } : fail('user_not_found');
+  }
+
+  conversationInfo(args: Args): Reply {
+    const id = str(args.channel) ?? '';
+    if (id.startsWith('D')) return { ok: true, channel: { id, is_im: true, user: 'UALICE' } };
+    const name = this.channels.get(id);
+    if (name === undefined) return fail('channel_not_found');
+    return { ok: true, channel: { id, name, is_channel: true, is_im: false } };
   }
 
   postEphemeral(args: Args): Reply {

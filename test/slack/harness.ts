@@ -37,6 +37,7 @@ export interface HarnessOptions {
   methodWindowMs?: number;
   /** The adapter's clock (pacing, edit intervals). */
   now?: () => number;
+  drainMs?: number;
 }
 
 let eventSeq = 0;
@@ -57,6 +58,7 @@ export class Harness {
       profile: { display_name: 'Alice' },
     });
     fake.workspace.users.set(BOSS, { id: BOSS, name: 'boss', team_id: TEAM, is_admin: true });
+    fake.workspace.channels.set('C1', 'general');
     const state = options.state ?? (await openState('memory://'));
     const adapter = createSlackAdapter(
       {
@@ -76,6 +78,7 @@ export class Harness {
         ...(options.methodLimits ? { methodLimits: options.methodLimits } : {}),
         ...(options.now ? { now: options.now } : {}),
         ...(options.methodWindowMs ? { methodWindowMs: options.methodWindowMs } : {}),
+        ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
       },
     );
     await adapter.start();

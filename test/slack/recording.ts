@@ -30,8 +30,11 @@ export class RecordingConversation implements Conversation {
     return this.sessions.has(threadKey(thread));
   }
 
+  /** Threads reset, in order. As in the engine, a reset thread stays known (hasSession). */
+  readonly resets: string[] = [];
+
   async reset(thread: ThreadRef): Promise<void> {
-    this.sessions.delete(threadKey(thread));
+    this.resets.push(threadKey(thread));
   }
 
   next(): Promise<{ message: IncomingMessage; target: ReplyTarget }> {

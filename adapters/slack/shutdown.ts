@@ -1,0 +1,31 @@
+// Graceful shutdown helpers: refusing new events while stopping, and waiting a bounded time for
+// the answers in progress to reach their final state.
+
+/** Thrown for an event that arrives while the adapter stops, so Slack delivers it again. */
+export class ShuttingDownError extends Error {
+  constructor() {
+    super('chatbridge is shutting down; the event will be delivered again');
+    this.name = 'ShuttingDownError';
+  }
+}
+
+/** Bolt wraps listener errors (`original`); either form counts. */
+export function isShuttingDown(error: unknown): boolean {
+  const original = (error as { original?: unknown } | undefined)?.original;
+  return error instanceof ShuttingDownError || original instanceof ShuttingDownError;
+}
+
+/** Waits for `work`, or `limitMs`, whichever comes first; `onTimeout` when the limit won. */
+export async function drain(
+  work: Promise<unknown>,
+  limitMs: number,
+  onTimeout: () => void,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), limitMs);
+  });
+  const outcome = await Promise.race([work.then(() => 'done' as const), limit]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') onTimeout();
+}
