@@ -4,7 +4,7 @@
 import { percentile, type BenchRow } from './table.js';
 import { startEngineRig, type AnswerScript, type EngineRig } from '../test/discord/engine-rig.js';
 import type { FakeMessage } from '../test/discord/fake/payloads.js';
-import { user } from '../test/discord/fake/payloads.js';
+import { snowflake, user } from '../test/discord/fake/payloads.js';
 
 const AREA = 'discord';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -155,21 +155,74 @@ async function editsPerAnswer(rig: EngineRig): Promise<BenchRow> {
   };
 }
 
+/** The longest common prefix of two texts. */
+function sharedPrefix(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/**
+ * One streamed answer as the bench follows it: when each chunk was handed to the service, and
+ * when Discord (the fake) first showed text reaching the end of it.
+ */
+interface Tracked {
+  text: string;
+  /** End offset of each chunk in the text, and when it was handed over. */
+  ends: number[];
+  handedAt: number[];
+  /** (time, visible length) each time more of the answer became visible. */
+  shown: [at: number, length: number][];
+}
+
+/** Per-chunk lag: from a chunk being handed over to its last character being visible. */
+function chunkLags(tracked: Tracked): number[] {
+  const lags: number[] = [];
+  for (const [i, end] of tracked.ends.entries()) {
+    const handed = tracked.handedAt[i];
+    const visible = tracked.shown.find(([, length]) => length >= end);
+    if (handed !== undefined && visible) lags.push(Math.max(0, visible[0] - handed));
+  }
+  return lags;
+}
+
 /** 100 questions at once in one channel, every 4th edit refused with a 429. */
 async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
-  const answers = new Map<string, string>();
+  const byQuery = new Map<string, Tracked>();
+  const byAsked = new Map<string, Tracked>();
   const closed = new Map<string, number>();
   rig.answerFor = (query) => {
-    const text = answers.get(query);
-    if (text === undefined) return undefined;
+    const tracked = byQuery.get(query);
+    if (tracked === undefined) return undefined;
+    const pieces = chunks(tracked.text, 50);
+    let offset = 0;
+    tracked.ends = pieces.map((piece) => (offset += piece.length));
     return {
-      pieces: chunks(text, 50),
-      before: (i) => (i > 0 ? sleep(40) : undefined),
+      pieces,
+      before: async (i) => {
+        if (i > 0) await sleep(40);
+        tracked.handedAt[i] = performance.now();
+      },
       onEnd: () => {
         closed.set(query, performance.now());
       },
     };
   };
+  // Every create and edit of an answer: how much of its text is visible now.
+  const follow = (m: FakeMessage) => {
+    const askedId = byAsked.has(m.channel_id) ? m.channel_id : m.message_reference?.message_id;
+    const tracked = askedId === undefined ? undefined : byAsked.get(askedId);
+    if (!tracked || askedId === undefined) return;
+    const visible = answerMessages(rig, askedId)
+      .map((message) => message.content)
+      .join('\n');
+    const length = sharedPrefix(visible, tracked.text);
+    const last = tracked.shown[tracked.shown.length - 1];
+    if (!last || length > last[1]) tracked.shown.push([performance.now(), length]);
+  };
+  rig.fake.on('message', follow);
+  rig.fake.on('edit', follow);
   let patches = 0;
   let refused = 0;
   rig.fake.rateLimiter = (request) => {
@@ -185,15 +238,16 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
   for (let i = 0; i < threads; i++) {
     const query = `burst question ${i}`;
     const text = `Answer ${i}: ${paragraphs(`t${i}x`, 1200)}`;
-    answers.set(query, text);
+    const tracked: Tracked = { text, ends: [], handedAt: [], shown: [] };
+    byQuery.set(query, tracked);
     const author = user(String(300000000000000000n + BigInt(i)), `user${i}`);
+    const askedId = snowflake();
+    byAsked.set(askedId, tracked);
     const asked = rig.fake.userMessage(
       rig.fake.textChannel.id,
       author,
       `<@${rig.fake.bot.id}> ${query}`,
-      {
-        mentions: [rig.fake.bot],
-      },
+      { mentions: [rig.fake.bot], id: askedId },
     );
     askedIds.push(asked.id);
     done.push(
@@ -205,15 +259,25 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
       }),
     );
   }
-  const results = await within(Promise.all(done), 45_000, 'burst');
+  let results: { lag: number; ok: boolean }[];
+  try {
+    results = await within(Promise.all(done), 45_000, 'burst');
+  } finally {
+    rig.fake.off('message', follow);
+    rig.fake.off('edit', follow);
+    rig.fake.rateLimiter = undefined;
+  }
   const wall = performance.now() - started;
-  rig.fake.rateLimiter = undefined;
   const lost = results.filter((r) => !r.ok).length;
   const inThreads = askedIds.filter((id) => rig.fake.channels.has(id)).length;
   const p95 = percentile(
     results.map((r) => r.lag),
     95,
   );
+  const lags = [...byQuery.values()].flatMap(chunkLags);
+  const chunkCount = [...byQuery.values()].reduce((sum, t) => sum + t.ends.length, 0);
+  const p95Chunk = percentile(lags, 95);
+  const p50Chunk = percentile(lags, 50);
   return [
     {
       area: AREA,
@@ -223,6 +287,14 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
       value: String(lost),
       target: '0',
       ok: lost === 0,
+    },
+    {
+      area: AREA,
+      metric:
+        `${threads} concurrent threads: lag from a chunk arriving to it being shown, p95 ` +
+        `(${lags.length}/${chunkCount} chunks, p50 ${ms(p50Chunk)}; edits paced 1/s per message)`,
+      value: ms(p95Chunk),
+      target: '',
     },
     {
       area: AREA,

@@ -10,13 +10,13 @@ import {
   type Message,
   type RateLimitData,
 } from 'discord.js';
-import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
-import { createDiscordClient } from './client.js';
+import { createDiscordClient, DISALLOWED_INTENTS_CLOSE } from './client.js';
 import type { DiscordAdapterConfig } from './config.js';
+import { DisallowedIntentsError, loginUntilReady } from './connect.js';
 import { createInteractionHandler } from './interactions.js';
 import { createMessageHandler } from './messages.js';
 import { ChannelPace } from './pace.js';
@@ -34,8 +34,10 @@ export interface DiscordAdapterDeps {
 }
 
 export interface DiscordAdapter extends ChatAdapter {
-  /** The discord.js client (for the CLI and tests). */
+  /** The discord.js client connected now (for the CLI and tests). */
   readonly discord: Client;
+  /** Whether the connection asked for (and got) the Message Content intent. */
+  readonly messageContent: boolean;
 }
 
 const EDIT_ROUTE = '/channels/:id/messages/:id';
@@ -45,9 +47,13 @@ export function createDiscordAdapter(
   deps: DiscordAdapterDeps,
 ): DiscordAdapter {
   const logger = deps.logger.child({ adapter: 'discord' });
-  const discord = createDiscordClient(config);
   const pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
   const inFlight = new Set<Promise<void>>();
+  let withContent = config.messageContent !== 'off';
+  let discord = createDiscordClient(config, { messageContent: withContent });
+  /** Clients replaced at run time: destroyed in stop(), after the answers they carry. */
+  const retired: Client[] = [];
+  let started = false;
 
   const onMessage = createMessageHandler({
     conversation: deps.conversation,
@@ -55,11 +61,13 @@ export function createDiscordAdapter(
     pace,
     logger,
     botId: () => discord.user?.id,
+    receivesContent: () => withContent,
   });
   const onInteraction = createInteractionHandler({
     client: deps.client,
     state: deps.state,
     maxUploadBytes: config.maxUploadBytes,
+    admins: config.admins,
     logger,
   });
 
@@ -71,38 +79,78 @@ export function createDiscordAdapter(
     inFlight.add(job);
   }
 
-  discord.on(Events.MessageCreate, (message: Message) =>
-    track('message', () => onMessage(message)),
-  );
-  discord.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
-    // A new forum post: its starter message may arrive before or after this; dedup answers once.
-    const parentType = thread.parent?.type;
-    if (!newlyCreated || thread.ownerId === discord.user?.id) return;
-    if (parentType !== ChannelType.GuildForum && parentType !== ChannelType.GuildMedia) return;
-    track('forum post', async () => {
-      const starter = await thread.fetchStarterMessage().catch(() => null);
-      if (starter) await onMessage(starter);
+  function wire(client: Client): void {
+    client.on(Events.MessageCreate, (message: Message) =>
+      track('message', () => onMessage(message)),
+    );
+    client.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
+      // A new forum post: its starter message may arrive before or after this; dedup answers once.
+      const parentType = thread.parent?.type;
+      if (!newlyCreated || thread.ownerId === client.user?.id) return;
+      if (parentType !== ChannelType.GuildForum && parentType !== ChannelType.GuildMedia) return;
+      track('forum post', async () => {
+        const starter = await thread.fetchStarterMessage().catch(() => null);
+        if (starter) await onMessage(starter);
+      });
     });
-  });
-  discord.on(Events.InteractionCreate, (interaction: Interaction) =>
-    track('interaction', () => onInteraction(interaction)),
-  );
-  // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
-  discord.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {
-    if (info.route === EDIT_ROUTE && !info.global)
-      pace.limited(info.majorParameter, info.retryAfter);
-  });
-  discord.on(Events.Error, (error) => logger.error({ err: error }, 'discord: client error'));
-  discord.on(Events.Warn, (message) => logger.warn(`discord: ${message}`));
+    client.on(Events.InteractionCreate, (interaction: Interaction) =>
+      track('interaction', () => onInteraction(interaction)),
+    );
+    // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
+    client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {
+      if (info.route === EDIT_ROUTE && !info.global)
+        pace.limited(info.majorParameter, info.retryAfter);
+    });
+    client.on(Events.Error, (error) => logger.error({ err: error }, 'discord: client error'));
+    client.on(Events.Warn, (message) => logger.warn(`discord: ${message}`));
+    // Discord refuses the intent on a later reconnect (switched off while running): go on without.
+    client.on(Events.ShardDisconnect, (event) => {
+      if (event.code !== DISALLOWED_INTENTS_CLOSE || client !== discord || !started) return;
+      retired.push(client);
+      track('reconnect', connectWithoutContent);
+    });
+  }
+
+  function warnNoContent(): void {
+    logger.warn(
+      'discord: the Message Content intent is not enabled for this bot (gateway close 4014); ' +
+        'connecting without it. Mentions, DMs and /chatbridge keep working; follow-ups in a ' +
+        'thread without a mention cannot be read. Enable "Message Content Intent" in the ' +
+        'developer portal (Bot tab), or set DISCORD_MESSAGE_CONTENT=off to silence this.',
+    );
+  }
+
+  /** Replaces the client by one that does not ask for Message Content; fails in `on` mode. */
+  async function connectWithoutContent(): Promise<void> {
+    if (config.messageContent !== 'auto' || !withContent) throw new DisallowedIntentsError();
+    warnNoContent();
+    withContent = false;
+    discord = createDiscordClient(config, { messageContent: false });
+    wire(discord);
+    if ((await loginUntilReady(discord, config.token)) !== 'ready')
+      throw new DisallowedIntentsError();
+    logger.info({ user: discord.user?.tag }, 'discord: connected without Message Content');
+  }
+
+  wire(discord);
 
   return {
     name: 'discord',
-    discord,
+    get discord() {
+      return discord;
+    },
+    get messageContent() {
+      return withContent;
+    },
     async start() {
-      const ready = once(discord, Events.ClientReady);
-      await discord.login(config.token);
-      await ready;
-      logger.info({ user: discord.user?.tag }, 'discord: connected');
+      const first = discord;
+      if ((await loginUntilReady(first, config.token)) === 'disallowed-intents') {
+        await first.destroy();
+        await connectWithoutContent();
+      } else {
+        logger.info({ user: discord.user?.tag, messageContent: withContent }, 'discord: connected');
+      }
+      started = true;
     },
     async stop() {
       // Let answers in progress reach their final state before the connection goes.
@@ -113,6 +161,7 @@ export function createDiscordAdapter(
       });
       await Promise.race([drained, limit]);
       clearTimeout(timer);
+      for (const client of retired.splice(0)) await client.destroy();
       await discord.destroy();
     },
   };

@@ -32,15 +32,25 @@ export function shouldRejectOnRateLimit(
   return false;
 }
 
-export function createDiscordClient(config: Pick<DiscordAdapterConfig, 'apiUrl'>): Client {
+/** Discord's gateway close code for an intent the application may not use (not enabled). */
+export const DISALLOWED_INTENTS_CLOSE = 4014;
+
+export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
+  return [
+    GatewayIntentBits.Guilds,
+    GatewayIntentBits.GuildMessages,
+    GatewayIntentBits.DirectMessages,
+    // Privileged: without it, only messages that mention the bot (and DMs) carry content.
+    ...(messageContent ? [GatewayIntentBits.MessageContent] : []),
+  ];
+}
+
+export function createDiscordClient(
+  config: Pick<DiscordAdapterConfig, 'apiUrl'>,
+  options: { messageContent: boolean },
+): Client {
   return new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      // Privileged: without it, only messages that mention the bot (and DMs) carry content.
-      GatewayIntentBits.MessageContent,
-    ],
+    intents: gatewayIntents(options.messageContent),
     // DM channels are not cached before their first message arrives.
     partials: [Partials.Channel],
     allowedMentions: NO_MENTIONS_REPLY,

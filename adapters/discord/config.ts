@@ -10,7 +10,17 @@ export interface DiscordAdapterConfig {
   maxUploadBytes: number;
   /** Application id for command registration (DISCORD_APPLICATION_ID); else read from the API. */
   applicationId?: string;
+  /**
+   * The privileged Message Content intent (DISCORD_MESSAGE_CONTENT): `auto` asks for it and
+   * connects without it when Discord refuses (close code 4014), `on` insists, `off` never asks.
+   */
+  messageContent: MessageContentMode;
+  /** User ids that may run admin commands anywhere, DMs included (CHATBRIDGE_ADMINS). */
+  admins: string[];
 }
+
+export const MESSAGE_CONTENT_MODES = ['auto', 'on', 'off'] as const;
+export type MessageContentMode = (typeof MESSAGE_CONTENT_MODES)[number];
 
 export const DEFAULT_DISCORD_API = 'https://discord.com/api';
 export const DEFAULT_MAX_UPLOAD_BYTES = 10_000_000;
@@ -65,10 +75,25 @@ export function discordConfigFromEnv(
     }
     maxUploadBytes = Number(maxRaw);
   }
+  const mode = (optional(env.DISCORD_MESSAGE_CONTENT) ?? 'auto').toLowerCase();
+  if (!(MESSAGE_CONTENT_MODES as readonly string[]).includes(mode)) {
+    throw new DiscordConfigError('DISCORD_MESSAGE_CONTENT', 'must be one of auto, on, off');
+  }
+  const admins = parseAdmins(env.CHATBRIDGE_ADMINS);
   return {
     token,
     apiUrl: apiUrl?.replace(/\/+$/, ''),
     maxUploadBytes,
     applicationId,
+    messageContent: mode as MessageContentMode,
+    admins,
   };
+}
+
+/** CHATBRIDGE_ADMINS: ids separated by commas or spaces (Slack and Discord ids may be mixed). */
+export function parseAdmins(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(/[\s,]+/)
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }

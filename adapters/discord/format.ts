@@ -29,6 +29,24 @@ export function formatSourceLine(source: Source, max = DISCORD_MAX_CHARS): strin
   return line.length <= max ? line : head;
 }
 
+/** Where the engine's "no chatbot here" notice is shown decides what to do about it. */
+export const NOT_CONFIGURED_GUILD =
+  'No chatbot is set up for this channel yet. Someone with Manage Server can run ' +
+  '`/chatbridge chatbot use <name>` here, or `/chatbridge chatbot default <name>` for the whole server.';
+export const NOT_CONFIGURED_DM =
+  'No chatbot answers direct messages yet. An admin (a user id listed in CHATBRIDGE_ADMINS) can ' +
+  'run `/chatbridge chatbot default <name>` in a DM with the bot, or the operator can set ' +
+  'CHATBRIDGE_CHATBOT.';
+
+/**
+ * The engine words its not-configured notice for every surface; on Discord it names the slash
+ * command, and in a DM (where no server default applies) the two ways that do.
+ */
+export function discordNotice(notice: Notice, inDm: boolean): Notice {
+  if (notice.kind !== 'not_configured') return notice;
+  return { ...notice, text: inDm ? NOT_CONFIGURED_DM : NOT_CONFIGURED_GUILD };
+}
+
 export function formatNotice(notice: Notice): string {
   return `> \u26a0\ufe0f ${notice.text.replace(/\n+/g, ' ')}`;
 }

@@ -11,7 +11,7 @@ import {
   type Interaction,
 } from 'discord.js';
 import type { Logger } from 'pino';
-import { findCommand, runAdminCommand, suggest } from '../../src/admin/index.js';
+import { findCommand, hasError, runAdminCommand, suggest } from '../../src/admin/index.js';
 import type { AdminCommand, AdminContext, AdminOutput, ArgSpec } from '../../src/admin/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
@@ -19,12 +19,15 @@ import { NO_MENTIONS } from './client.js';
 import { downloadAttachment, type FetchLike } from './commands/attachment.js';
 import { COMMAND_NAME, isReferenceKind, optionName } from './commands/build.js';
 import { renderAdminOutput } from './commands/render.js';
+import { postUploadNotice, type UploadNotice } from './commands/upload-notice.js';
 import { DM_WORKSPACE, PLATFORM } from './messages.js';
 
 export interface InteractionDeps {
   client: ServiceClient;
   state: StateStore;
   maxUploadBytes: number;
+  /** User ids that are admins everywhere, DMs included (CHATBRIDGE_ADMINS). */
+  admins?: readonly string[];
   logger: Logger;
   fetch?: FetchLike;
 }
@@ -64,7 +67,10 @@ function context(interaction: AnyCommandInteraction, deps: InteractionDeps): Adm
   const inThread = channel?.isThread() ?? false;
   const dm = interaction.guildId === null;
   const channelId = interaction.channelId ?? undefined;
-  const isAdmin = interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false;
+  // In a DM there are no member permissions: only CHATBRIDGE_ADMINS make an admin there.
+  const isAdmin =
+    (interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false) ||
+    (deps.admins ?? []).includes(interaction.user.id);
   return {
     platform: PLATFORM,
     workspace: interaction.guildId ?? DM_WORKSPACE,
@@ -92,30 +98,25 @@ export function createInteractionHandler(deps: InteractionDeps) {
     }
   }
 
+  /** The command's values; an attachment is downloaded at once and announced in the channel. */
   async function args(
     interaction: ChatInputCommandInteraction,
     command: AdminCommand,
     ctx: AdminContext,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<{ values: Record<string, unknown>; notice?: UploadNotice }> {
     const values: Record<string, unknown> = {};
+    let notice: UploadNotice | undefined;
     for (const option of leafOptions(interaction.options.data)) {
       const spec = specFor(command, option.name);
       if (!spec) continue;
       if (spec.kind === 'file' && option.attachment) {
-        const reply = await interaction.fetchReply().catch(() => undefined);
-        const link =
-          reply && interaction.guildId
-            ? `https://discord.com/channels/${interaction.guildId}/${interaction.channelId}/${reply.id}`
-            : undefined;
+        const { name, url, size, contentType } = option.attachment;
         const file = await downloadAttachment(
-          {
-            name: option.attachment.name,
-            url: option.attachment.url,
-            size: option.attachment.size,
-            contentType: option.attachment.contentType,
-          },
-          { maxBytes: deps.maxUploadBytes, link, fetch: deps.fetch },
+          { name, url, size, contentType },
+          { maxBytes: deps.maxUploadBytes, fetch: deps.fetch },
         );
+        notice = await postUploadNotice(interaction, ctx, name, logger);
+        file.link = notice.link;
         values[spec.name] = file;
         ctx.file = file;
         continue;
@@ -124,31 +125,44 @@ export function createInteractionHandler(deps: InteractionDeps) {
       if (spec.kind === 'switch' && option.value === false) continue;
       values[spec.name] = option.value;
     }
-    return values;
+    return { values, notice };
   }
 
   async function run(interaction: ChatInputCommandInteraction): Promise<void> {
     const { noun, verb } = route(interaction);
     const command = findCommand(noun, verb);
     const ctx = context(interaction, deps);
+    const inDm = interaction.guildId === null;
     if (command?.permission === 'admin' && !ctx.isAdmin) {
       await answer(interaction, [
         {
           kind: 'notice',
           tone: 'error',
-          text: `\`/${COMMAND_NAME} ${noun} ${verb}\` needs the Manage Server permission.`,
+          text: inDm
+            ? `\`/${COMMAND_NAME} ${noun} ${verb}\` in a DM is for the user ids listed in CHATBRIDGE_ADMINS.`
+            : `\`/${COMMAND_NAME} ${noun} ${verb}\` needs the Manage Server permission.`,
         },
       ]);
       return;
     }
     if (command && command.noun !== 'help') await interaction.deferReply({ flags: EPHEMERAL });
     let output: AdminOutput[];
+    let notice: UploadNotice | undefined;
     try {
-      const values = command ? await args(interaction, command, ctx) : {};
+      let values: Record<string, unknown> = {};
+      if (command) ({ values, notice } = await args(interaction, command, ctx));
       output = await runAdminCommand(noun, verb, values, ctx);
     } catch (error) {
       logger.info({ err: error, noun, verb }, 'discord: admin command failed');
       output = [{ kind: 'notice', tone: 'error', text: (error as Error).message }];
+    }
+    await notice?.settle(!hasError(output));
+    if (inDm && noun === 'chatbot' && verb === 'default' && !hasError(output)) {
+      output.push({
+        kind: 'notice',
+        tone: 'info',
+        text: 'In DMs that means every direct message with the bot (no server default applies there).',
+      });
     }
     await answer(interaction, output);
   }

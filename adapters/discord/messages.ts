@@ -14,6 +14,7 @@ import type { Conversation, IncomingMessage, ThreadRef } from '../../src/bridge/
 import type { StateStore } from '../../src/state/types.js';
 import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
 import type { ChannelPace } from './pace.js';
+import { ArrivalOrder, type Started } from './arrival.js';
 import { createDiscordReplyTarget, type ReplyChannel } from './reply.js';
 import { authorName, readableContent, threadNameFrom } from './text.js';
 
@@ -31,6 +32,8 @@ export interface MessageHandlerDeps {
   pace: ChannelPace;
   logger: Logger;
   botId(): string | undefined;
+  /** Whether the connection has the Message Content intent (else unmentioned text is empty). */
+  receivesContent?(): boolean;
 }
 
 type Plan =
@@ -52,6 +55,19 @@ function threadRef(thread: AnyThreadChannel): ThreadRef {
 
 export function createMessageHandler(deps: MessageHandlerDeps) {
   const { conversation, state, logger } = deps;
+  const arrival = new ArrivalOrder();
+  let toldNoContent = false;
+
+  /** A message for the bot came without text and without a mention: say why, once. */
+  function noteEmpty(message: Message): void {
+    if (toldNoContent || (deps.receivesContent?.() ?? true)) return;
+    toldNoContent = true;
+    logger.info(
+      { channel: message.channelId },
+      'discord: a follow-up arrived without its text (no Message Content intent); ' +
+        'people must mention the bot to be read',
+    );
+  }
 
   async function forumBound(guildId: string, forumId: string): Promise<boolean> {
     return (await state.bindings.get(`${PLATFORM}:${guildId}:${forumId}`)) !== undefined;
@@ -104,23 +120,26 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
     }
   }
 
-  return async function onMessage(message: Message): Promise<void> {
-    // Own and other bots' messages, webhooks and system notices are never answered.
-    if (message.author.bot || message.webhookId !== null || message.system) return;
-    const botId = deps.botId();
-    if (botId === undefined) return;
+  /** Everything before the engine takes the message; returns the answer it started. */
+  async function prepare(message: Message, botId: string): Promise<Started> {
     const where = await plan(message, botId);
-    if (!where) return;
+    if (!where) return undefined;
+    const question = readableContent(message, botId);
+    // Empty and not addressed: an image-only message, or text Discord withheld (no Message
+    // Content intent). Nothing to answer and nothing to ask for.
+    if (question === '' && !message.mentions.users.has(botId)) {
+      noteEmpty(message);
+      return undefined;
+    }
     // One answer per message id, across replicas and gateway reconnects (replayed events).
     if (!(await state.dedup.claim(`${PLATFORM}:message:${message.id}`, DEDUP_TTL_MS))) return;
 
-    const question = readableContent(message, botId);
     if (question === '') {
       await message.reply({
         content: 'Ask me something after the mention, and I will answer in a thread.',
         allowedMentions: NO_MENTIONS_REPLY,
       });
-      return;
+      return undefined;
     }
 
     let ref: ThreadRef;
@@ -134,30 +153,20 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
           content: 'Started over: your next message opens a new conversation.',
           allowedMentions: NO_MENTIONS,
         });
-        return;
+        return undefined;
       }
     } else {
       const thread = await openThread(message, question);
       const parentId = message.channelId;
-      if (thread) {
-        ref = {
-          platform: PLATFORM,
-          workspace: where.guildId,
-          channel: parentId,
-          thread: thread.id,
-        };
-        channel = thread;
-      } else {
-        // The message itself is the root of this conversation.
-        ref = {
-          platform: PLATFORM,
-          workspace: where.guildId,
-          channel: parentId,
-          thread: message.id,
-        };
-        channel = message.channel as ReplyChannel;
-        replyTo = message;
-      }
+      // Without a thread, the message itself is the root of this conversation.
+      ref = {
+        platform: PLATFORM,
+        workspace: where.guildId,
+        channel: parentId,
+        thread: thread ? thread.id : message.id,
+      };
+      channel = thread ?? (message.channel as ReplyChannel);
+      replyTo = thread ? undefined : message;
     }
 
     const incoming: IncomingMessage = {
@@ -168,7 +177,28 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       channelName: where.channelName,
       text: question,
     };
-    const target = createDiscordReplyTarget({ channel, replyTo, pace: deps.pace, logger });
-    await conversation.handle(incoming, target);
+    const target = createDiscordReplyTarget({
+      channel,
+      replyTo,
+      pace: deps.pace,
+      logger,
+      inDm: ref.workspace === DM_WORKSPACE,
+    });
+    return { answered: conversation.handle(incoming, target) };
+  }
+
+  return function onMessage(message: Message): Promise<void> {
+    // Own and other bots' messages, webhooks and system notices are never answered.
+    if (message.author.bot || message.webhookId !== null || message.system)
+      return Promise.resolve();
+    const botId = deps.botId();
+    if (botId === undefined) return Promise.resolve();
+    const channel = message.channel;
+    // Messages of one thread or DM reach the engine in arrival order; a mention in a channel
+    // starts a conversation of its own and waits for nobody.
+    if (channel.isThread() || channel.type === ChannelType.DM || message.guildId === null) {
+      return arrival.run(message.channelId, () => prepare(message, botId));
+    }
+    return prepare(message, botId).then((started) => started?.answered);
   };
 }

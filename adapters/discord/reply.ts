@@ -17,7 +17,13 @@ import {
   type SurfaceLimits,
 } from '../../src/bridge/types.js';
 import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
-import { DISCORD_MAX_CHARS, EMPTY_PLACEHOLDER, hardSplit, renderFinal } from './format.js';
+import {
+  discordNotice,
+  DISCORD_MAX_CHARS,
+  EMPTY_PLACEHOLDER,
+  hardSplit,
+  renderFinal,
+} from './format.js';
 import type { ChannelPace } from './pace.js';
 
 /** The parts of a channel the reply uses (a thread, a DM, a text channel). */
@@ -33,6 +39,8 @@ export interface DiscordReplyOptions {
   replyTo?: Pick<Message, 'reply'>;
   pace: ChannelPace;
   logger: Logger;
+  /** A direct message: notices about setup name what works in DMs. */
+  inDm?: boolean;
   /** Typing lasts ~10 s on Discord; the engine refreshes it this often. */
   workingRefreshMs?: number;
   /** Most attempts of the final edit while Discord keeps answering 429. */
@@ -140,7 +148,8 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
         },
         async finish(content: FinalContent) {
           try {
-            const [first, ...more] = renderFinal(content);
+            const notice = content.notice && discordNotice(content.notice, options.inDm ?? false);
+            const [first, ...more] = renderFinal({ ...content, notice });
             if (first !== undefined && first !== shown) message = await landEdit(message, first);
             for (const extra of more) message = await post(extra);
           } finally {

@@ -10,6 +10,7 @@ import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { dispatchInteraction, MANAGE_GUILD, type InteractionRecord } from './fake/interactions.js';
 import { startEngineRig, type EngineRig } from './engine-rig.js';
 import { alice } from './helpers.js';
+import type { FakeMessage } from './fake/payloads.js';
 
 type Option = {
   name: string;
@@ -199,7 +200,7 @@ describe('/chatbridge at run time', () => {
     expect(using.messages[0]?.content).toContain('now answers in this channel');
   });
 
-  it('source upload downloads the attachment from the CDN and uploads it with the message link', async () => {
+  it('source upload downloads the attachment, announces it in the channel and links that message', async () => {
     rig = await startEngineRig({ maxUploadBytes: 64 });
     const f = rig.fake;
     const upload = (attachment: ReturnType<FakeDiscord['attachment']>) =>
@@ -223,15 +224,50 @@ describe('/chatbridge at run time', () => {
     expect(
       f.requests.some((r) => r.path.startsWith('/cdn/attachments/') || r.path.includes(small.id)),
     ).toBe(true);
+    // Everyone in the channel sees what was added, and that message is the reference link.
+    const [visible] = f.botMessages(f.textChannel.id);
+    expect(visible?.content).toBe('\u{1f4ce} Added **faq.md** as a data source of **Helper**');
+    expect(visible?.history[0]).toContain('Adding **faq.md**');
+    expect(visible?.allowedMentions.every((m) => JSON.stringify(m) === '{"parse":[]}')).toBe(true);
     const [record] = await rig.state.sources.list(rig.chatbotUuid);
     expect(record?.link).toBe(
-      `https://discord.com/channels/${f.guildId}/${f.textChannel.id}/${done.messages[0]?.id}`,
+      `https://discord.com/channels/${f.guildId}/${f.textChannel.id}/${visible?.id}`,
     );
 
+    // Too big: refused before anything is shown in the channel.
     const big = f.attachment('big.md', new Uint8Array(65).fill(65));
     const refused = upload(big);
     await f.waitFor('interaction', answered(refused));
     expect(refused.messages[0]?.content).toContain('larger than the upload limit');
     expect(await rig.state.sources.list(rig.chatbotUuid)).toHaveLength(1);
+    expect(f.botMessages(f.textChannel.id)).toHaveLength(1);
+
+    // Refused by the service after the notice went up: the notice is taken down again.
+    const removed = f.waitFor<FakeMessage>('delete', () => true);
+    const empty = upload(f.attachment('empty.md', new Uint8Array(0)));
+    await f.waitFor('interaction', answered(empty));
+    expect(empty.messages[0]?.content).toContain('file');
+    expect((await removed).content).toContain('Adding **empty.md**');
+    expect(f.botMessages(f.textChannel.id)).toHaveLength(1);
+  });
+
+  it('source upload links the channel when the notice cannot be posted there', async () => {
+    rig = await startEngineRig();
+    const f = rig.fake;
+    f.refusePosts.add(f.textChannel.id);
+    const file = f.attachment('notes.txt', new TextEncoder().encode('Opening hours: 9 to 5.'));
+    const done = dispatchInteraction(f, {
+      user: alice,
+      permissions: MANAGE_GUILD,
+      channelId: f.textChannel.id,
+      group: 'source',
+      sub: 'upload',
+      options: [{ name: 'file', type: T.Attachment, value: file.id }],
+      attachments: { [file.id]: file },
+    });
+    await f.waitFor('interaction', answered(done));
+    expect(done.messages[0]?.content).toContain('notes.txt');
+    const [record] = await rig.state.sources.list(rig.chatbotUuid);
+    expect(record?.link).toBe(`https://discord.com/channels/${f.guildId}/${f.textChannel.id}`);
   });
 });

@@ -36,7 +36,12 @@ export interface EngineRig extends Rig {
 const API_KEY = 'discord-test-key';
 
 export async function startEngineRig(
-  options: { minUpdateMs?: number; maxUploadBytes?: number; rateLimit?: [number, number] } = {},
+  options: {
+    minUpdateMs?: number;
+    maxUploadBytes?: number;
+    rateLimit?: [number, number];
+    admins?: string[];
+  } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
   const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
@@ -75,6 +80,7 @@ export async function startEngineRig(
     state,
     minUpdateMs: options.minUpdateMs,
     maxUploadBytes: options.maxUploadBytes,
+    admins: options.admins,
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

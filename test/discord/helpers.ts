@@ -1,7 +1,9 @@
 // Shared set-up for the Discord tests: the fake, the adapter on it, and a recording Conversation
 // for tests of routing and of the reply surface alone.
 import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
 import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
+import type { MessageContentMode } from '../../adapters/discord/config.js';
 import type {
   Conversation,
   IncomingMessage,
@@ -42,9 +44,9 @@ export class RecordingConversation extends EventEmitter implements Conversation 
     return this.sessions.has(threadKey(thread));
   }
 
+  /** As the engine: the session ends, the thread stays known (follow-ups need no mention). */
   async reset(thread: ThreadRef): Promise<void> {
     this.resets.push(thread);
-    this.sessions.delete(threadKey(thread));
   }
 
   /** Resolves when a message matching the predicate has been fully answered. */
@@ -75,18 +77,29 @@ export async function startRig(
     fake?: FakeDiscord;
     maxUploadBytes?: number;
     minUpdateMs?: number;
+    messageContent?: MessageContentMode;
+    admins?: string[];
+    logger?: Logger;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
   const state = options.state ?? (await openState('memory://'));
   const adapter = createDiscordAdapter(
-    { token: TOKEN, apiUrl: fake.apiUrl, maxUploadBytes: options.maxUploadBytes ?? 1_000_000 },
+    {
+      token: TOKEN,
+      apiUrl: fake.apiUrl,
+      maxUploadBytes: options.maxUploadBytes ?? 1_000_000,
+      messageContent: options.messageContent ?? 'auto',
+      admins: options.admins ?? [],
+    },
     {
       conversation,
       state,
       client: options.client ?? ({} as ServiceClient),
       // DEBUG_DISCORD=1 shows the adapter's log while a test is being written.
-      logger: process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger,
+      logger:
+        options.logger ??
+        (process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger),
       minUpdateMs: options.minUpdateMs ?? 50,
     },
   );

@@ -223,3 +223,39 @@ describe('discord routing: one answer per message id', () => {
     expect(conversation.handled.filter((m) => m.messageId === asked.id)).toHaveLength(1);
   });
 });
+
+describe('discord routing: arrival order', () => {
+  it('hands messages of one thread to the engine in the order they arrived', async () => {
+    const conversation = new RecordingConversation();
+    rig = await startRig(conversation);
+    const { fake, adapter } = rig;
+    let done = conversation.done(() => true);
+    const asked = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> start`, {
+      mentions: [fake.bot],
+    });
+    await done;
+
+    // The first follow-up's routing lookup is slow; the second's would be instant.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const handledWhenAsked: string[][] = [];
+    const hasSession = conversation.hasSession.bind(conversation);
+    conversation.hasSession = async (ref) => {
+      handledWhenAsked.push(conversation.handled.map((m) => m.text));
+      if (handledWhenAsked.length === 1) await firstHeld;
+      return hasSession(ref);
+    };
+    // The adapter's listener runs before this one: once this sees the second message, the
+    // adapter has taken it (and, without ordering, already asked about its session).
+    adapter.discord.on('messageCreate', (message) => {
+      if (message.content === 'second') releaseFirst();
+    });
+    done = conversation.done((m) => m.text === 'second');
+    fake.userMessage(asked.id, alice, 'first');
+    fake.userMessage(asked.id, alice, 'second');
+    await done;
+    expect(conversation.handled.map((m) => m.text)).toEqual(['start', 'first', 'second']);
+    // The second message was looked at only after the first had reached the engine.
+    expect(handledWhenAsked).toEqual([['start'], ['start', 'first']]);
+  });
+});

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { shouldRejectOnRateLimit } from '../../adapters/discord/client.js';
 import { discordConfigFromEnv } from '../../adapters/discord/config.js';
-import { renderFinal } from '../../adapters/discord/format.js';
+import { discordNotice, renderFinal } from '../../adapters/discord/format.js';
+import { ArrivalOrder } from '../../adapters/discord/arrival.js';
 import { ChannelPace } from '../../adapters/discord/pace.js';
 import { renderAdminOutput } from '../../adapters/discord/commands/render.js';
 import { threadNameFrom } from '../../adapters/discord/text.js';
@@ -20,7 +21,21 @@ describe('discord config', () => {
       apiUrl: 'http://127.0.0.1:9/api',
       maxUploadBytes: 10_000_000,
       applicationId: undefined,
+      messageContent: 'auto',
+      admins: [],
     });
+    const tuned = discordConfigFromEnv({
+      DISCORD_TOKEN: 'abc.def',
+      DISCORD_MESSAGE_CONTENT: ' OFF ',
+      CHATBRIDGE_ADMINS: 'U012ABCDEF, 123456789012345678,,',
+    });
+    expect(tuned).toMatchObject({
+      messageContent: 'off',
+      admins: ['U012ABCDEF', '123456789012345678'],
+    });
+    expect(() =>
+      discordConfigFromEnv({ DISCORD_TOKEN: 'secret-x', DISCORD_MESSAGE_CONTENT: 'maybe' }),
+    ).toThrow(/^DISCORD_MESSAGE_CONTENT: must be one of auto, on, off$/);
     expect(() => discordConfigFromEnv({ DISCORD_TOKEN: 'secret-x y' })).toThrow(
       /^DISCORD_TOKEN: must be one word/,
     );
@@ -35,6 +50,63 @@ describe('discord config', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('secret');
     }
+  });
+});
+
+describe('discord arrival order', () => {
+  it('starts preparations of one key in arrival order, others freely, and forgets idle keys', async () => {
+    const order = new ArrivalOrder();
+    const log: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const answered = (name: string) => ({
+      answered: Promise.resolve().then(() => void log.push(`answered ${name}`)),
+    });
+    const a = order.run('t1', async () => {
+      await firstHeld;
+      log.push('handle a');
+      return answered('a');
+    });
+    const b = order.run('t1', async () => {
+      log.push('handle b');
+      return answered('b');
+    });
+    const other = order.run('t2', async () => {
+      log.push('handle other');
+      return undefined;
+    });
+    await other;
+    expect(log).toEqual(['handle other']);
+    expect(order.size).toBe(1);
+    releaseFirst();
+    await Promise.all([a, b]);
+    expect(log.indexOf('handle a')).toBeLessThan(log.indexOf('handle b'));
+    expect(log).toContain('answered b');
+    expect(order.size).toBe(0);
+  });
+
+  it('a failed preparation does not block the next one', async () => {
+    const order = new ArrivalOrder();
+    const failed = order.run('t', async () => {
+      throw new Error('dedup store down');
+    });
+    const next = order.run('t', async () => undefined);
+    await expect(failed).rejects.toThrow('dedup store down');
+    await expect(next).resolves.toBeUndefined();
+    expect(order.size).toBe(0);
+  });
+});
+
+describe('discord notices', () => {
+  it('words "no chatbot here" for Discord: the slash command, and what works in a DM', () => {
+    const notice = { kind: 'not_configured' as const, text: 'engine words' };
+    expect(discordNotice(notice, false).text).toContain('/chatbridge chatbot use <name>');
+    const dm = discordNotice(notice, true).text;
+    expect(dm).toContain('/chatbridge chatbot default <name>` in a DM with the bot');
+    expect(dm).toContain('CHATBRIDGE_ADMINS');
+    expect(dm).toContain('CHATBRIDGE_CHATBOT');
+    const other = { kind: 'timeout' as const, text: 'took too long' };
+    expect(discordNotice(other, true)).toBe(other);
   });
 });
 

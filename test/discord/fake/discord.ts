@@ -49,6 +49,8 @@ type Route = (
 ) => Reply | Promise<Reply>;
 
 export const TOKEN = 'fake-bot-token';
+/** GatewayIntentBits.MessageContent. */
+export const MESSAGE_CONTENT_INTENT = 1 << 15;
 
 export class FakeDiscord extends EventEmitter {
   readonly bot: FakeUser = user(snowflake(), 'chatbridge', true);
@@ -76,7 +78,12 @@ export class FakeDiscord extends EventEmitter {
   readonly gateway: FakeGateway;
   rateLimiter: RateLimiter | undefined;
   threadFailure: ThreadFailure;
+  /** Channels where the bot lacks Send Messages: posting there answers 403. */
+  readonly refusePosts = new Set<string>();
+  /** Intents of the last identify. */
   intents = 0;
+  /** Intents not enabled in the "developer portal": an identify asking for them gets 4014. */
+  disallowedIntents = 0;
   private server: Server | undefined;
   private readonly routes: [string, RegExp, Route][] = [];
   port = 0;
@@ -98,7 +105,12 @@ export class FakeDiscord extends EventEmitter {
       guilds: () => [guildPayload(this.guildId, this.bot, [...this.channels.values()])],
       onIdentify: (intents) => {
         this.intents = intents;
+        this.emit('identify', intents);
       },
+      refuseIdentify: (intents) =>
+        (intents & this.disallowedIntents) !== 0
+          ? { code: 4014, reason: 'Disallowed intent(s).' }
+          : undefined,
     });
     this.defineRoutes();
   }
@@ -155,17 +167,28 @@ export class FakeDiscord extends EventEmitter {
       history: [content],
       flags: 0,
     });
-    this.gateway.dispatch(
-      'MESSAGE_CREATE',
-      messagePayload(message, channel?.type ?? ChannelKind.DM),
-    );
+    this.gateway.dispatch('MESSAGE_CREATE', this.asDelivered(message));
     return message;
+  }
+
+  /**
+   * MESSAGE_CREATE as this connection may see it: without the Message Content intent, Discord
+   * withholds content, attachments and embeds of server messages that do not mention the bot.
+   */
+  private asDelivered(message: FakeMessage): Record<string, unknown> {
+    const channel = this.channels.get(message.channel_id);
+    const payload = messagePayload(message, channel?.type ?? ChannelKind.DM);
+    const withheld =
+      (this.intents & MESSAGE_CONTENT_INTENT) === 0 &&
+      message.guild_id !== undefined &&
+      message.author.id !== this.bot.id &&
+      !message.mentions.some((u) => u.id === this.bot.id);
+    return withheld ? { ...payload, content: '', attachments: [], embeds: [] } : payload;
   }
 
   /** Delivers a message's MESSAGE_CREATE again (a replica or a restarted process sees it twice). */
   redeliver(message: FakeMessage): void {
-    const type = this.channels.get(message.channel_id)?.type ?? ChannelKind.DM;
-    this.gateway.dispatch('MESSAGE_CREATE', messagePayload(message, type));
+    this.gateway.dispatch('MESSAGE_CREATE', this.asDelivered(message));
   }
 
   /** A user opens a DM with the bot: a channel the client has never seen. */
@@ -303,10 +326,17 @@ export class FakeDiscord extends EventEmitter {
     this.route('PATCH', '/channels/:cid/messages/:mid', (r, [, mid]) =>
       editMessage(this, mid!, r.body),
     );
-    this.route('GET', '/channels/:cid/messages/:mid', (_r, [cid, mid]) => {
+    this.route('GET', '/channels/:cid/messages/:mid', (_r, [, mid]) => {
       const message = this.messages.get(mid!);
       if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
-      return { status: 200, body: messagePayload(message, this.channels.get(cid!)?.type ?? 0) };
+      return { status: 200, body: this.asDelivered(message) };
+    });
+    this.route('DELETE', '/channels/:cid/messages/:mid', (_r, [, mid]) => {
+      const message = this.messages.get(mid!);
+      if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+      this.messages.delete(mid!);
+      this.emit('delete', message);
+      return { status: 204 };
     });
     this.route('POST', '/channels/:cid/messages/:mid/threads', (r, [cid, mid]) =>
       startThread(this, cid!, mid!, r.body as { name: string }),

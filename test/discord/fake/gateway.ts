@@ -15,6 +15,8 @@ export interface GatewayHooks {
   ready(): unknown;
   guilds(): unknown[];
   onIdentify(intents: number): void;
+  /** A close code and reason to refuse this identify with (Discord's 4014 for intents). */
+  refuseIdentify?(intents: number): { code: number; reason: string } | undefined;
 }
 
 export class FakeGateway {
@@ -26,6 +28,8 @@ export class FakeGateway {
   /** Events sent while no connection was identified wait here. */
   private pending: Dispatch[] = [];
   identifies = 0;
+  /** Identifies closed with a refusal (disallowed intents). */
+  refusals = 0;
   resumes = 0;
   /** On resume, also re-send this many events the client already had (duplicate delivery). */
   resumeOverlap = 0;
@@ -53,7 +57,14 @@ export class FakeGateway {
 
   private identify(ws: WebSocket, data: Record<string, unknown>): void {
     this.identifies += 1;
-    this.hooks.onIdentify(Number(data.intents ?? 0));
+    const intents = Number(data.intents ?? 0);
+    this.hooks.onIdentify(intents);
+    const refusal = this.hooks.refuseIdentify?.(intents);
+    if (refusal) {
+      this.refusals += 1;
+      ws.close(refusal.code, refusal.reason);
+      return;
+    }
     this.sockets.add(ws);
     this.dispatch('READY', this.hooks.ready());
     for (const guild of this.hooks.guilds()) this.dispatch('GUILD_CREATE', guild);
@@ -85,6 +96,12 @@ export class FakeGateway {
     const event = { s: ++this.seq, t, d };
     this.log.push(event);
     for (const ws of this.sockets) this.send(ws, { op: 0, ...event });
+  }
+
+  /** Closes every connection with this code (4014: an intent was switched off meanwhile). */
+  closeConnections(code: number, reason: string): void {
+    for (const ws of this.sockets) ws.close(code, reason);
+    this.sockets.clear();
   }
 
   /** Drops every connection with a resumable close code; discord.js reconnects and resumes. */

@@ -14,6 +14,8 @@ import {
 export function createMessage(fake: FakeDiscord, channelId: string, body: unknown): Reply {
   const channel = fake.channels.get(channelId);
   if (!channel) return { status: 404, body: { message: 'Unknown Channel', code: 10003 } };
+  if (fake.refusePosts.has(channelId))
+    return { status: 403, body: { message: 'Missing Permissions', code: 50013 } };
   const data = body as {
     content?: string;
     allowed_mentions?: unknown;
