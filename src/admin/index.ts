@@ -8,3 +8,4 @@ export { suggest, type SuggestOptions } from './suggest.js';
 export { usage, commandHelp } from './usage.js';
 export { commandName } from './args.js';
 export { AdminInputError, AdminRefusal } from './errors.js';
+export { currentChatbot } from './resolve.js';

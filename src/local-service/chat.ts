@@ -2,9 +2,10 @@
 // earlier turns, writing the pieces as they are produced, then storing the message before the
 // connection closes (so a client reading the messages right after the close finds it).
 //
-// The answer is always produced and stored in full, even when the client goes away or an
-// injected fault cuts the connection, like a server that does not notice a broken connection:
-// that is why a stream request must never be retried blindly.
+// The answer is always produced and stored in full, even when the client goes away (at any
+// point, from the start of the handler) or an injected fault cuts the connection: the stored
+// message is what was answered, so a stream request must never be retried blindly. Nothing is
+// written to, or waited on, a response whose client has gone.
 import type { FastifyReply } from 'fastify';
 import type { Logger } from '../log.js';
 import { type AppliedTag, backgroundTags, routeMessage } from './agent-router.js';
@@ -14,6 +15,7 @@ import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
 import { splitIntoPieces } from './knowledge/index.js';
 import { fromArray } from './pieces.js';
+import { ResponseSink } from './response-sink.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import type { ChatbotRecord, MessageWire, SessionRecord } from './records.js';
 import type { Repository } from './repository.js';
@@ -114,6 +116,20 @@ export function delayPacer(ms: number) {
     ms > 0 ? sleep(ms, signal) : Promise.resolve();
 }
 
+/** Sleeps unless the client leaves (then it returns at once); the service closing rejects. */
+async function waitUnlessGone(
+  wait: (signal: AbortSignal) => Promise<void>,
+  sink: ResponseSink,
+  closing: AbortSignal,
+): Promise<void> {
+  if (!sink.open) return;
+  try {
+    await wait(AbortSignal.any([closing, sink.signal]));
+  } catch (error) {
+    if (closing.aborted || !sink.signal.aborted) throw error;
+  }
+}
+
 export async function streamAnswer(
   deps: ChatDeps,
   reply: FastifyReply,
@@ -129,50 +145,86 @@ export async function streamAnswer(
       `injected fault: status ${faults.failStatus}`,
     );
   }
-  const decision = deps.limiter.take(chatbot.uuid, chatbot.meta.rate_limit);
+  const limit = chatbot.meta.rate_limit;
+  const decision = await deps.limiter.take(chatbot.uuid, limit);
   if (!decision.allowed) {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     throw new HttpError(429, 'rate_limited', chatbot.meta.rate_limit_message, {
       headers: { 'retry-after': String(seconds) },
     });
   }
+  // Watched from here on, so a client that leaves while the answer is planned is noticed.
+  const sink = new ResponseSink(reply.raw);
+  try {
+    let started: Started;
+    try {
+      started = await startAnswer(deps, chatbot, session, query);
+    } catch (error) {
+      // No answer was written: the message does not count against the limit.
+      deps.limiter.release(chatbot.uuid, decision.slot, limit);
+      throw error;
+    }
+    if (faults.firstByteDelayMs) {
+      deps.logger.debug({ session: session.uuid }, 'injected first-byte delay');
+      const ms = faults.firstByteDelayMs;
+      await waitUnlessGone((signal) => sleep(ms, signal), sink, deps.signal);
+    }
+    reply.hijack();
+    await writeAndStore(deps, sink, faults, chatbot, session, query, started);
+  } finally {
+    sink.dispose();
+  }
+}
+
+interface Started extends Plan {
+  iterator: AsyncIterator<string>;
+  first: IteratorResult<string>;
+}
+
+async function startAnswer(
+  deps: ChatDeps,
+  chatbot: ChatbotRecord,
+  session: SessionRecord,
+  query: string,
+): Promise<Started> {
   const earlier = await deps.repo.listMessages(session.uuid);
   const history = earlier
     .slice(-HISTORY_TURNS)
     .map(({ query: q, response }) => ({ query: q, response }));
-  const { draft, meta, agentUuid } = await plan(deps, chatbot, session, query, history);
-
+  const planned = await plan(deps, chatbot, session, query, history);
   // The first piece is produced before the status is sent, so a failure there is a clean error.
-  const iterator = draft.pieces[Symbol.asyncIterator]();
-  let next: IteratorResult<string>;
+  const iterator = planned.draft.pieces[Symbol.asyncIterator]();
   try {
-    next = await iterator.next();
+    return { ...planned, iterator, first: await iterator.next() };
   } catch (error) {
     deps.logger.warn({ err: error }, 'answer failed before the first piece');
     throw new HttpError(502, 'answer_failed', 'the answer could not be written; try again');
   }
-  if (faults.firstByteDelayMs) await sleep(faults.firstByteDelayMs, deps.signal);
+}
 
-  reply.hijack();
-  const res = reply.raw;
-  let connected = true;
-  res.on('close', () => (connected = false));
-  res.writeHead(200, {
+/**
+ * Writes the pieces while the client listens, then stores the message. When the client has
+ * left (or a fault cut the connection) the answer is still produced and stored in full: the
+ * stored message is what the service answered, whether or not it was all read.
+ */
+async function writeAndStore(
+  deps: ChatDeps,
+  sink: ResponseSink,
+  faults: FaultOptions,
+  chatbot: ChatbotRecord,
+  session: SessionRecord,
+  query: string,
+  { draft, meta, agentUuid, iterator, first }: Started,
+): Promise<void> {
+  sink.start({
     'content-type': 'text/plain; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  res.flushHeaders();
   const cutAt = faults.cutAfterPieces;
-  // A cut closes the socket after what was written is flushed: the reader gets the pieces,
-  // then a connection that ends without the end of the chunked body.
-  const cut = () => {
-    connected = false;
-    if (res.socket) res.socket.end();
-    else res.destroy();
-  };
-  if (cutAt === 0) cut();
+  if (cutAt === 0) sink.cut();
 
+  let next = first;
   let text = '';
   let written = 0;
   let errorMessage: string | undefined;
@@ -180,22 +232,20 @@ export async function streamAnswer(
     while (!next.done) {
       const piece = next.value;
       if (piece !== '') {
-        if (connected && written > 0) await deps.pace(written, deps.signal);
-        text += piece;
-        if (connected && !res.write(piece)) {
-          await new Promise<void>((resolve) => {
-            res.once('drain', resolve);
-            res.once('close', resolve);
-          });
+        if (written > 0) {
+          const index = written;
+          await waitUnlessGone((signal) => deps.pace(index, signal), sink, deps.signal);
         }
+        text += piece;
+        await sink.write(piece);
         written += 1;
-        if (connected && cutAt !== undefined && written >= cutAt) cut();
+        if (sink.open && cutAt !== undefined && written >= cutAt) sink.cut();
       }
       next = await iterator.next();
     }
   } catch (error) {
     if (deps.signal.aborted) {
-      res.destroy();
+      sink.destroy();
       return;
     }
     // In-band, as the hosted service does: the reader sees why the answer stopped.
@@ -203,7 +253,7 @@ export async function streamAnswer(
     deps.logger.warn({ err: error }, 'answer failed mid-stream');
     const notice = `${text === '' ? '' : '\n\n'}(The answer stopped early: the answer writer failed.)`;
     text += notice;
-    if (connected) res.write(notice);
+    await sink.write(notice);
   }
 
   const at = isoTimestamp(deps.now());
@@ -228,8 +278,12 @@ export async function streamAnswer(
   } catch (error) {
     // The text is out already; without a stored message the reader must see a broken stream.
     deps.logger.error({ err: error }, 'storing the message failed');
-    res.destroy();
+    sink.destroy();
     return;
   }
-  if (connected) res.end();
+  deps.logger.debug(
+    { session: session.uuid, message: message.uuid, clientGone: !sink.open },
+    'answer stored',
+  );
+  sink.end();
 }

@@ -154,7 +154,9 @@ export async function runServiceCommand(
     err(SERVICE_USAGE);
     return 2;
   }
-  const logger = createLogger({ name: 'chatbridge-service' });
+  // The keys have no recognisable shape: mask their exact values in every line.
+  const secrets = [...options.apiKeys, ...(options.llm?.apiKey ? [options.llm.apiKey] : [])];
+  const logger = createLogger({ name: 'chatbridge-service', secrets });
   let service;
   try {
     service = await startLocalService({ ...options, logger });

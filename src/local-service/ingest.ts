@@ -1,4 +1,5 @@
-// Adding knowledge: question/answer pairs and uploads are indexed before the response; a URL is
+// Adding knowledge: question/answer pairs and uploads are stored (pending), indexed, then marked
+// success before the response (an index failure marks them error and answers 500); a URL is
 // answered at once with status "await" and fetched in the background, then "success" or
 // "error" (with the reason in error_message and meta_json.error). Fetches still pending at a
 // restart are resumed. Same bytes uploaded twice, or the same URL added twice, answer 409 with
@@ -7,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { HttpError } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
-import type { KnowledgePort } from './knowledge-port.js';
+import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
 import { UnsupportedFileTypeError } from './knowledge/types.js';
 import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
@@ -53,25 +54,52 @@ export class Ingestor {
   }
 
   async addQa(owner: string, chatbotUuid: string, question: string, answer: string) {
-    const record = this.base(owner, chatbotUuid, 'qa', question.trim().slice(0, 200));
     const text = `${question.trim()}\n\n${answer.trim()}`;
-    const { tokens } = await this.knowledge.index.add({
-      uuid: record.uuid,
-      chatbotUuid,
-      title: record.title,
-      type: 'qa',
-      fileName: '',
-      text,
-    });
-    const done: SourceRecord = {
-      ...record,
-      status: 'success',
-      tokens,
+    const record: SourceRecord = {
+      ...this.base(owner, chatbotUuid, 'qa', question.trim().slice(0, 200)),
       file_size: byteLength(text),
       meta_json: JSON.stringify({ question, answer }),
     };
-    await this.repo.createSource(done);
-    return done;
+    return this.storeThenIndex(record, { fileName: '', text });
+  }
+
+  /**
+   * The record is stored first (pending), then the text is indexed, then the record is marked
+   * success: a failed store leaves nothing searchable, a failed index leaves an "error" record.
+   */
+  private async storeThenIndex(
+    record: SourceRecord,
+    source: { fileName: string; link?: string; text: string },
+  ): Promise<SourceRecord> {
+    await this.repo.createSource(record);
+    let tokens: number;
+    try {
+      ({ tokens } = await this.knowledge.index.add({
+        uuid: record.uuid,
+        chatbotUuid: record.chatbotUuid,
+        title: record.title,
+        type: record.type,
+        ...source,
+      }));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.error({ err: error, source: record.uuid }, 'indexing a data source failed');
+      await this.setStatus(record.uuid, (r) => ({
+        ...r,
+        status: 'error',
+        error_message: `indexing failed: ${reason}`,
+      }));
+      throw new HttpError(500, 'index_failed', 'the data source could not be indexed; try again');
+    }
+    const done = await this.setStatus(record.uuid, (r) => ({ ...r, status: 'success', tokens }));
+    return done ?? { ...record, status: 'success', tokens };
+  }
+
+  private setStatus(uuid: string, change: (r: SourceRecord) => SourceRecord) {
+    return this.repo.updateSource(uuid, (r) => ({
+      ...change(r),
+      modified_at: isoTimestamp(this.now()),
+    }));
   }
 
   async addUpload(owner: string, chatbotUuid: string, input: UploadInput): Promise<SourceRecord> {
@@ -83,27 +111,20 @@ export class Ingestor {
       if (existing) throw conflict(existing);
       const text = await this.readFile(input);
       if (text.trim() === '') throw HttpError.badRequest('file', 'contains no readable text');
-      const record = this.base(owner, chatbotUuid, 'upload', input.fileName);
       const link = input.meta.reference_source_link;
-      const { tokens } = await this.knowledge.index.add({
-        uuid: record.uuid,
-        chatbotUuid,
-        title: record.title,
-        type: 'upload',
+      const record: SourceRecord = {
+        ...this.base(owner, chatbotUuid, 'upload', input.fileName),
+        file_name: input.fileName,
+        file_size: input.bytes.byteLength,
+        meta_json: JSON.stringify(input.meta),
+        contentHash: hash,
+      };
+      const done = await this.storeThenIndex(record, {
         fileName: input.fileName,
         link: typeof link === 'string' ? link : undefined,
         text,
       });
-      const done: SourceRecord = {
-        ...record,
-        status: 'success',
-        file_name: input.fileName,
-        file_size: input.bytes.byteLength,
-        tokens,
-        meta_json: JSON.stringify(input.meta),
-        contentHash: hash,
-      };
-      await this.repo.createSource(done);
+      // Remembered only once searchable: after a failed index the same bytes may be sent again.
       await this.repo.remember(key, done.uuid);
       return done;
     });
@@ -170,7 +191,7 @@ export class Ingestor {
       return;
     }
     const url = record.url;
-    let page: { text: string; title?: string };
+    let page: FetchedPage;
     try {
       page = await this.knowledge.fetchUrl(url, this.stop.signal);
       if (page.text.trim() === '') throw new Error('the page has no readable text');
@@ -198,7 +219,8 @@ export class Ingestor {
         text: page.text,
       });
       const { error_message: _old, ...rest } = r;
-      return { ...rest, title, status: 'success', tokens, file_size: byteLength(page.text) };
+      const size = page.bytes ?? byteLength(page.text);
+      return { ...rest, title, status: 'success', tokens, file_size: size };
     });
   }
 

@@ -51,13 +51,19 @@ export async function createDefaultKnowledge(
         }),
         signal,
       );
-      return { text: page.text, title: page.title };
+      return { text: page.text, title: page.title, bytes: page.bytes };
     },
     answer(request, signal): AnswerDraft {
       const llm = options.llm;
       if (llm) {
         const answer = streamLlmAnswer(
-          { url: llm.url, model: llm.model, apiKey: llm.apiKey },
+          {
+            url: llm.url,
+            model: llm.model,
+            apiKey: llm.apiKey,
+            firstByteTimeoutMs: llm.firstByteTimeoutMs,
+            idleTimeoutMs: llm.idleTimeoutMs,
+          },
           {
             prompt: request.prompt,
             temperature: request.temperature ?? 0.2,

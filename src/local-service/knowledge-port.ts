@@ -7,6 +7,8 @@ export interface FetchedPage {
   text: string;
   /** The page's own title, when it has one. */
   title?: string;
+  /** Bytes downloaded (the body as received), when known. */
+  bytes?: number;
 }
 
 /** One earlier turn of the session, oldest first. */

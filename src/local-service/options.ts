@@ -17,6 +17,10 @@ export interface LlmOptions {
   url: string;
   model: string;
   apiKey?: string;
+  /** Longest wait for the model's first event. Default 30 s. */
+  firstByteTimeoutMs?: number;
+  /** Longest silence between two events of the model's answer. Default 60 s. */
+  idleTimeoutMs?: number;
 }
 
 export interface LocalServiceOptions {

@@ -11,6 +11,8 @@ import { Ingestor } from './ingest.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
+import { isSchemaFailure, schemaFailureToError } from './schema-errors.js';
+import { AJV_OPTIONS } from './routes/schemas.js';
 import { Repository } from './repository.js';
 import { agentRoutes } from './routes/agents.js';
 import { chatbotRoutes } from './routes/chatbots.js';
@@ -48,6 +50,20 @@ function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
+/** Records each route as it is added; answers which methods a concrete path has (for 405). */
+function collectRoutes(app: FastifyInstance): (path: string) => string[] {
+  const routes: { pattern: RegExp; method: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    for (const method of [route.method].flat())
+      routes.push({ pattern: new RegExp(`^${source}$`), method });
+  });
+  return (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+}
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const keys = new KeyRing(options.apiKeys);
   const now = options.now ?? Date.now;
@@ -68,10 +84,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const ingestor = new Ingestor(repo, knowledge, now, logger);
   const closing = new AbortController();
   let faults: FaultOptions = { ...(options.faults ?? {}) };
+  const limiter = new SlidingWindowLimiter(now, store.namespace<number[]>('ls-rate-windows'));
   const chat: ChatDeps = {
     repo,
     knowledge,
-    limiter: new SlidingWindowLimiter(now),
+    limiter,
     now,
     pace: options.pacer ?? delayPacer(options.streamDelayMs ?? 0),
     faults: () => faults,
@@ -85,24 +102,41 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     forceCloseConnections: true,
+    ajv: { customOptions: { ...AJV_OPTIONS } },
   });
   registerJsonParser(app);
+  // Every JSON route takes application/json only: text/plain is refused with 415.
+  app.removeContentTypeParser('text/plain');
+  const allowedMethods = collectRoutes(app);
   await app.register(multipart, { limits: { fileSize: maxUploadBytes, files: 1 } });
   app.decorateRequest('owner', '');
   app.addHook('onRequest', async (request) => {
     request.owner = keys.authenticate(request.headers.authorization);
   });
   app.setErrorHandler((error, request, reply) => {
-    const response = toErrorResponse(error, { bodyLimit, maxUploadBytes });
+    const known = isSchemaFailure(error)
+      ? schemaFailureToError(error, {
+          body: request.body,
+          params: request.params,
+          check: request.routeOptions.config.check,
+        })
+      : error;
+    const response = toErrorResponse(known, { bodyLimit, maxUploadBytes });
     if (response.status >= 500) request.log.error({ err: error }, 'request failed');
     void reply.code(response.status).headers(response.headers).send(response.body);
   });
   app.setNotFoundHandler((request) => {
-    throw new HttpError(
-      404,
-      'not_found',
-      `no such endpoint: ${request.method} ${request.url.split('?')[0]}`,
-    );
+    const path = request.url.split('?')[0] ?? '';
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `method ${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`,
+        { headers: { allow: allow.join(', ') } },
+      );
+    }
+    throw new HttpError(404, 'not_found', `no such endpoint: ${request.method} ${path}`);
   });
 
   const ctx: RouteContext = { repo, ingestor, chat, now, maxUploadBytes };
@@ -140,6 +174,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         closing.abort(new Error('service closing'));
         await app.close();
         await ingestor.close();
+        await limiter.flush();
         await knowledge.close();
         await store.close();
       })();

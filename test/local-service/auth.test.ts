@@ -42,9 +42,30 @@ describe('authentication', () => {
     const res = await h.raw('GET', '/api/v1/agent/models-unknown');
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe('not_found');
-    const wrongMethod = await h.raw('DELETE', '/api/v1/chatbots');
+    const wrongMethod = await h.raw('DELETE', '/api/v1/nothing-here');
     expect(wrongMethod.status).toBe(404);
-    expect(wrongMethod.json.error.message).toContain('DELETE /api/v1/chatbots');
+    expect(wrongMethod.json.error.message).toContain('DELETE /api/v1/nothing-here');
+  });
+
+  it('answers 405 with Allow and a JSON body for a known path with the wrong method', async () => {
+    const list = await h.raw('DELETE', '/api/v1/chatbots');
+    expect(list.status).toBe(405);
+    expect(list.headers.allow).toBe('GET, HEAD');
+    expect(list.json.error).toMatchObject({ code: 'method_not_allowed' });
+    expect(list.json.error.message).toContain('DELETE');
+    const create = await h.raw('GET', '/api/v1/chatbot/abc123/agent/create');
+    expect(create.status).toBe(405);
+    expect(create.headers.allow).toBe('POST');
+  });
+
+  it('refuses a JSON endpoint sent as text/plain with 415 and the JSON error body', async () => {
+    const res = await h.raw('POST', '/api/v1/chatbot/create', undefined, {
+      rawBody: JSON.stringify({ name: 'Plain' }),
+      contentType: 'text/plain',
+    });
+    expect(res.status).toBe(415);
+    expect(res.json.error).toMatchObject({ code: 'unsupported_media_type' });
+    expect(await h.client.listChatbots()).toEqual([]);
   });
 });
 

@@ -4,15 +4,15 @@ import type { DataSource } from '../../src/service/types.js';
 import { html, type Site, startSite } from './fixtures.js';
 import { type Harness, readPieces, startHarness } from './helpers.js';
 
+const GUIDE_HTML =
+  '<html><head><title>Camping guide</title></head><body><h1>Tents</h1>' +
+  '<p>Pitch the tent on flat ground, away from dry riverbeds.</p></body></html>';
 let h: Harness;
 let site: Site;
 beforeAll(async () => {
   h = await startHarness();
   site = await startSite({
-    '/guide': html(
-      '<html><head><title>Camping guide</title></head><body><h1>Tents</h1>' +
-        '<p>Pitch the tent on flat ground, away from dry riverbeds.</p></body></html>',
-    ),
+    '/guide': html(GUIDE_HTML),
     '/broken': (_req, res) => res.writeHead(500).end('boom'),
   });
 });
@@ -44,6 +44,8 @@ describe('url sources', () => {
     const done = await current(bot.uuid, url);
     expect(done).toMatchObject({ uuid: added.uuid, status: 'success', title: 'Camping guide' });
     expect(done.tokens).toBeGreaterThan(5);
+    // file_size is what was downloaded, not the length of the extracted text.
+    expect(done.file_size).toBe(Buffer.byteLength(GUIDE_HTML));
     expect(site.hits).toContain('/guide');
 
     const session = await h.client.createSession(bot.uuid);

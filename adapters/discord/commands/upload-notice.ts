@@ -3,7 +3,7 @@
 // is ephemeral and nobody else can open it. Posted as "Adding…" before the upload, settled after.
 import type { ChatInputCommandInteraction, Message } from 'discord.js';
 import type { Logger } from 'pino';
-import { currentChatbot } from '../../../src/admin/resolve.js';
+import { currentChatbot } from '../../../src/admin/index.js';
 import type { AdminContext } from '../../../src/admin/types.js';
 import { NO_MENTIONS } from '../client.js';
 import { escapeMarkdown } from '../format.js';

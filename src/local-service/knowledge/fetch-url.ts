@@ -34,6 +34,8 @@ export interface FetchedText {
   finalUrl: string;
   /** The response's media type, lowercased, without parameters ("" when absent). */
   contentType: string;
+  /** Bytes of the body as downloaded (before any charset conversion or extraction). */
+  bytes: number;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -250,6 +252,7 @@ export async function fetchUrlText(
       return {
         ...page,
         finalUrl: url.href,
+        bytes: bytes.byteLength,
         contentType: header.split(';')[0]!.trim().toLowerCase(),
       };
     }

@@ -16,6 +16,57 @@ export interface LlmConfig {
   apiKey?: string;
   dispatcher?: Dispatcher;
   fetch?: typeof undiciFetch;
+  /** Longest wait for the first event of the answer (headers included). Default 30 s. */
+  firstByteTimeoutMs?: number;
+  /** Longest silence between two events once the answer has started. Default 60 s. */
+  idleTimeoutMs?: number;
+}
+
+export const LLM_TIMEOUTS = { firstByteMs: 30_000, idleMs: 60_000 } as const;
+
+/** Thrown when the model endpoint stalls: nothing came for the allowed time. */
+export class LlmTimeoutError extends Error {
+  constructor(
+    readonly phase: 'first byte' | 'idle',
+    ms: number,
+  ) {
+    super(
+      phase === 'first byte'
+        ? `language model sent nothing within ${ms} ms`
+        : `language model went silent for ${ms} ms mid-answer`,
+    );
+    this.name = 'LlmTimeoutError';
+  }
+}
+
+/** A restartable deadline that aborts its signal when it passes. */
+function deadline(outer: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let expired: LlmTimeoutError | undefined;
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  return {
+    signal: controller.signal,
+    get expired() {
+      return expired;
+    },
+    arm(phase: 'first byte' | 'idle', ms: number) {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        expired = new LlmTimeoutError(phase, ms);
+        controller.abort(expired);
+      }, ms);
+    },
+    pause() {
+      clearTimeout(timer);
+    },
+    dispose() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
 }
 
 export interface LlmInput {
@@ -82,7 +133,23 @@ export function streamLlmAnswer(config: LlmConfig, input: LlmInput): LlmAnswer {
   let finishReason = 'stop';
   const doFetch = config.fetch ?? undiciFetch;
 
+  const firstByteMs = config.firstByteTimeoutMs ?? LLM_TIMEOUTS.firstByteMs;
+  const idleMs = config.idleTimeoutMs ?? LLM_TIMEOUTS.idleMs;
+
   async function* pieces(): AsyncGenerator<string> {
+    const timer = deadline(input.signal);
+    timer.arm('first byte', firstByteMs);
+    try {
+      yield* read(timer);
+    } catch (error) {
+      // A stall aborts the fetch; say why instead of a bare AbortError.
+      throw timer.expired ?? error;
+    } finally {
+      timer.dispose();
+    }
+  }
+
+  async function* read(timer: ReturnType<typeof deadline>): AsyncGenerator<string> {
     const endpoint = `${config.url.replace(/\/+$/, '')}/chat/completions`;
     const response = await doFetch(endpoint, {
       method: 'POST',
@@ -97,7 +164,7 @@ export function streamLlmAnswer(config: LlmConfig, input: LlmInput): LlmAnswer {
         temperature: input.temperature,
         stream: true,
       }),
-      ...(input.signal ? { signal: input.signal } : {}),
+      signal: timer.signal,
       ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
     });
     if (!response.ok || response.body === null) {
@@ -107,6 +174,8 @@ export function streamLlmAnswer(config: LlmConfig, input: LlmInput): LlmAnswer {
       );
     }
     for await (const data of sseData(response.body)) {
+      // The clock restarts at every event (and is paused while the reader holds a piece).
+      timer.arm('idle', idleMs);
       if (data.trim() === '[DONE]') return;
       let event: {
         choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
@@ -124,7 +193,11 @@ export function streamLlmAnswer(config: LlmConfig, input: LlmInput): LlmAnswer {
       const choice = event.choices?.[0];
       if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
       const content = choice?.delta?.content;
-      if (typeof content === 'string' && content !== '') yield content;
+      if (typeof content === 'string' && content !== '') {
+        timer.pause(); // a slow reader is not a stalled model
+        yield content;
+        timer.arm('idle', idleMs);
+      }
     }
   }
 

@@ -1,7 +1,8 @@
 // Writing the chosen units as the answer's Markdown: one paragraph per source ("According to
-// X: …", once per source, best source first), units in document order, a [source.chunk]
-// marker after the last unit taken from each passage (and before a block a unit carries),
-// and carried code blocks or lists on their own lines, never inside a sentence.
+// X: …", once per source, best source first; a Q&A answer stated plainly), units in document
+// order, a [source.chunk] marker after the last unit taken from each passage (and before a
+// block a unit carries), and carried code blocks or lists on their own lines, never inside a
+// sentence.
 import type { CiteEntry } from '../../service/types.js';
 import type { ComposedAnswer } from './types.js';
 import type { Unit } from './units.js';
@@ -26,9 +27,11 @@ function sourceName(unit: Unit): string {
 
 export function writeAnswer(chosen: Unit[], citations: boolean): ComposedAnswer {
   // Grouped by how the source is named, so one name is never introduced twice.
+  // A Q&A source's title is its question: its answer is stated without "According to <question>".
   const groups = new Map<string, Unit[]>();
   for (const unit of chosen) {
-    const name = sourceName(unit);
+    const { passage } = unit.cited;
+    const name = passage.type === 'qa' ? `\u0000qa:${passage.sourceUuid}` : sourceName(unit);
     groups.set(name, [...(groups.get(name) ?? []), unit]);
   }
   const citeData: Record<string, CiteEntry> = {};
@@ -41,7 +44,7 @@ export function writeAnswer(chosen: Unit[], citations: boolean): ComposedAnswer 
         a.position - b.position,
     );
     const parts: string[] = [];
-    let prose: string[] = [`According to ${name}:`];
+    let prose: string[] = name.startsWith('\u0000qa:') ? [] : [`According to ${name}:`];
     group.forEach((unit, i) => {
       let sentence = readable(unit);
       const lastOfPassage = group[i + 1]?.cited !== unit.cited;

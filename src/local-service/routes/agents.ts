@@ -5,28 +5,49 @@ import { validateAgentCreate, validateAgentUpdate } from '../../service/validate
 import { applyAgentUpdate, buildAgent } from '../agents.js';
 import { agentWire } from '../records.js';
 import { checkSourcesOf, owned, type RouteContext, type UuidParams } from './context.js';
+import { schemas } from './schemas.js';
 
 export function agentRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.get<UuidParams>('/api/v1/chatbot/:uuid/agents', async (request) => {
-    const chatbot = owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
-    const agents = await ctx.repo.listAgents(chatbot.uuid);
-    return agents.map((agent) => agentWire(agent, false));
-  });
+  app.get<UuidParams>(
+    '/api/v1/chatbot/:uuid/agents',
+    { schema: schemas.byUuid },
+    async (request) => {
+      const chatbot = owned(
+        await ctx.repo.getChatbot(request.params.uuid),
+        request.owner,
+        'chatbot',
+      );
+      const agents = await ctx.repo.listAgents(chatbot.uuid);
+      return agents.map((agent) => agentWire(agent, false));
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/chatbot/:uuid/agent/create', async (request) => {
-    const chatbot = owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
-    const input = validateAgentCreate(request.body);
-    const agent = buildAgent(request.owner, chatbot.uuid, input, ctx.now());
-    await ctx.repo.createAgent(agent);
-    return agentWire(agent, true);
-  });
+  app.post<UuidParams>(
+    '/api/v1/chatbot/:uuid/agent/create',
+    { schema: schemas.agentCreate, config: { check: validateAgentCreate } },
+    async (request) => {
+      const chatbot = owned(
+        await ctx.repo.getChatbot(request.params.uuid),
+        request.owner,
+        'chatbot',
+      );
+      const input = validateAgentCreate(request.body);
+      const agent = buildAgent(request.owner, chatbot.uuid, input, ctx.now());
+      await ctx.repo.createAgent(agent);
+      return agentWire(agent, true);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/agent/:uuid/update', async (request) => {
-    const agent = owned(await ctx.repo.getAgent(request.params.uuid), request.owner, 'agent');
-    const input = validateAgentUpdate(request.body);
-    await checkSourcesOf(ctx.repo, agent.chatbotUuid, input.data_source_uuids);
-    const updated = applyAgentUpdate(agent, input, ctx.now());
-    await ctx.repo.saveAgent(updated);
-    return agentWire(updated, true);
-  });
+  app.post<UuidParams>(
+    '/api/v1/agent/:uuid/update',
+    { schema: schemas.agentUpdate, config: { check: validateAgentUpdate } },
+    async (request) => {
+      const agent = owned(await ctx.repo.getAgent(request.params.uuid), request.owner, 'agent');
+      const input = validateAgentUpdate(request.body);
+      await checkSourcesOf(ctx.repo, agent.chatbotUuid, input.data_source_uuids);
+      const updated = applyAgentUpdate(agent, input, ctx.now());
+      await ctx.repo.saveAgent(updated);
+      return agentWire(updated, true);
+    },
+  );
 }

@@ -6,30 +6,35 @@ import { isoTimestamp, newId } from '../ids.js';
 import { DEFAULTS } from '../options.js';
 import { type ChatbotRecord, chatbotWire } from '../records.js';
 import type { RouteContext } from './context.js';
+import { schemas } from './schemas.js';
 
 export function chatbotRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.post('/api/v1/chatbot/create', async (request) => {
-    const input = validateChatbotCreate(request.body);
-    const nowMs = ctx.now();
-    const at = isoTimestamp(nowMs);
-    const chatbot: ChatbotRecord = {
-      owner: request.owner,
-      uuid: newId(),
-      name: input.name,
-      created_at: at,
-      modified_at: at,
-      meta: {
-        visibility: input.visibility ?? 'private',
-        rate_limit: input.rate_limit ?? [...DEFAULTS.rateLimit],
-        rate_limit_message: input.rate_limit_message ?? DEFAULTS.rateLimitMessage,
-        show_citations: input.show_citations ?? false,
-      },
-    };
-    // The default agent first: a listed chatbot always has its General Q&A.
-    await ctx.repo.createAgent(buildDefaultAgent(request.owner, chatbot.uuid, nowMs));
-    await ctx.repo.createChatbot(chatbot);
-    return chatbotWire(chatbot);
-  });
+  app.post(
+    '/api/v1/chatbot/create',
+    { schema: schemas.chatbotCreate, config: { check: validateChatbotCreate } },
+    async (request) => {
+      const input = validateChatbotCreate(request.body);
+      const nowMs = ctx.now();
+      const at = isoTimestamp(nowMs);
+      const chatbot: ChatbotRecord = {
+        owner: request.owner,
+        uuid: newId(),
+        name: input.name,
+        created_at: at,
+        modified_at: at,
+        meta: {
+          visibility: input.visibility ?? 'private',
+          rate_limit: input.rate_limit ?? [...DEFAULTS.rateLimit],
+          rate_limit_message: input.rate_limit_message ?? DEFAULTS.rateLimitMessage,
+          show_citations: input.show_citations ?? false,
+        },
+      };
+      // The default agent first: a listed chatbot always has its General Q&A.
+      await ctx.repo.createAgent(buildDefaultAgent(request.owner, chatbot.uuid, nowMs));
+      await ctx.repo.createChatbot(chatbot);
+      return chatbotWire(chatbot);
+    },
+  );
 
   app.get('/api/v1/chatbots', async (request) => {
     const chatbots = await ctx.repo.listChatbots(request.owner);

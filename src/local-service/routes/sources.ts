@@ -10,6 +10,7 @@ import { HttpError } from '../http-errors.js';
 import type { UploadInput } from '../ingest.js';
 import { sourceWire } from '../records.js';
 import { owned, type RouteContext, type UuidParams } from './context.js';
+import { schemas } from './schemas.js';
 
 function parseMeta(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
@@ -67,41 +68,57 @@ export function sourceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const chatbotOf = async (request: FastifyRequest<UuidParams>) =>
     owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
 
-  app.post<UuidParams>('/api/v1/chatbot/:uuid/data-source/qa', async (request) => {
-    const chatbot = await chatbotOf(request);
-    const input = validateQaSource(request.body);
-    const source = await ctx.ingestor.addQa(
-      request.owner,
-      chatbot.uuid,
-      input.question,
-      input.answer,
-    );
-    return sourceWire(source);
-  });
+  app.post<UuidParams>(
+    '/api/v1/chatbot/:uuid/data-source/qa',
+    { schema: schemas.qaSource, config: { check: validateQaSource } },
+    async (request) => {
+      const chatbot = await chatbotOf(request);
+      const input = validateQaSource(request.body);
+      const source = await ctx.ingestor.addQa(
+        request.owner,
+        chatbot.uuid,
+        input.question,
+        input.answer,
+      );
+      return sourceWire(source);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/chatbot/:uuid/data-source/url', async (request) => {
-    const chatbot = await chatbotOf(request);
-    const input = validateUrlSource(request.body);
-    const source = await ctx.ingestor.addUrl(request.owner, chatbot.uuid, input.url.trim());
-    return sourceWire(source);
-  });
+  app.post<UuidParams>(
+    '/api/v1/chatbot/:uuid/data-source/url',
+    { schema: schemas.urlSource, config: { check: validateUrlSource } },
+    async (request) => {
+      const chatbot = await chatbotOf(request);
+      const input = validateUrlSource(request.body);
+      const source = await ctx.ingestor.addUrl(request.owner, chatbot.uuid, input.url.trim());
+      return sourceWire(source);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/chatbot/:uuid/data-source/upload', async (request) => {
-    const chatbot = await chatbotOf(request);
-    const upload = await readUpload(request, ctx.maxUploadBytes);
-    const source = await ctx.ingestor.addUpload(request.owner, chatbot.uuid, upload);
-    return sourceWire(source);
-  });
+  app.post<UuidParams>(
+    '/api/v1/chatbot/:uuid/data-source/upload',
+    { schema: schemas.byUuid },
+    async (request) => {
+      const chatbot = await chatbotOf(request);
+      const upload = await readUpload(request, ctx.maxUploadBytes);
+      const source = await ctx.ingestor.addUpload(request.owner, chatbot.uuid, upload);
+      return sourceWire(source);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/data-source/:uuid/update', async (request) => {
-    const source = owned(
-      await ctx.repo.getSource(request.params.uuid),
-      request.owner,
-      'data source',
-    );
-    const { title } = validateSourceRename(request.body);
-    const renamed = await ctx.ingestor.rename(source.uuid, title);
-    if (!renamed) throw HttpError.notFound('data source');
-    return sourceWire(renamed);
-  });
+  app.post<UuidParams>(
+    '/api/v1/data-source/:uuid/update',
+    { schema: schemas.sourceRename, config: { check: validateSourceRename } },
+    async (request) => {
+      const source = owned(
+        await ctx.repo.getSource(request.params.uuid),
+        request.owner,
+        'data source',
+      );
+      const { title } = validateSourceRename(request.body);
+      const renamed = await ctx.ingestor.rename(source.uuid, title);
+      if (!renamed) throw HttpError.notFound('data source');
+      return sourceWire(renamed);
+    },
+  );
 }

@@ -5,47 +5,68 @@ import { validateSourceTagCreate, validateSourceTagUpdate } from '../../service/
 import { isoTimestamp, newId } from '../ids.js';
 import { type SourceTagRecord, tagWire } from '../records.js';
 import { checkSourcesOf, owned, type RouteContext, type UuidParams } from './context.js';
+import { schemas } from './schemas.js';
 
 export function tagRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.get<UuidParams>('/api/v1/chatbot/:uuid/source-tags', async (request) => {
-    const chatbot = owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
-    return (await ctx.repo.listTags(chatbot.uuid)).map(tagWire);
-  });
+  app.get<UuidParams>(
+    '/api/v1/chatbot/:uuid/source-tags',
+    { schema: schemas.byUuid },
+    async (request) => {
+      const chatbot = owned(
+        await ctx.repo.getChatbot(request.params.uuid),
+        request.owner,
+        'chatbot',
+      );
+      return (await ctx.repo.listTags(chatbot.uuid)).map(tagWire);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/chatbot/:uuid/source-tag/create', async (request) => {
-    const chatbot = owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
-    const input = validateSourceTagCreate(request.body);
-    await checkSourcesOf(ctx.repo, chatbot.uuid, input.data_source_uuids);
-    const at = isoTimestamp(ctx.now());
-    const tag: SourceTagRecord = {
-      owner: request.owner,
-      chatbotUuid: chatbot.uuid,
-      uuid: newId(),
-      name: input.name,
-      color: input.color,
-      data_source_uuids: [...new Set(input.data_source_uuids ?? [])],
-      created_at: at,
-      modified_at: at,
-    };
-    await ctx.repo.createTag(tag);
-    return tagWire(tag);
-  });
+  app.post<UuidParams>(
+    '/api/v1/chatbot/:uuid/source-tag/create',
+    { schema: schemas.tagCreate, config: { check: validateSourceTagCreate } },
+    async (request) => {
+      const chatbot = owned(
+        await ctx.repo.getChatbot(request.params.uuid),
+        request.owner,
+        'chatbot',
+      );
+      const input = validateSourceTagCreate(request.body);
+      await checkSourcesOf(ctx.repo, chatbot.uuid, input.data_source_uuids);
+      const at = isoTimestamp(ctx.now());
+      const tag: SourceTagRecord = {
+        owner: request.owner,
+        chatbotUuid: chatbot.uuid,
+        uuid: newId(),
+        name: input.name,
+        color: input.color,
+        data_source_uuids: [...new Set(input.data_source_uuids ?? [])],
+        created_at: at,
+        modified_at: at,
+      };
+      await ctx.repo.createTag(tag);
+      return tagWire(tag);
+    },
+  );
 
-  app.post<UuidParams>('/api/v1/source-tag/:uuid/update', async (request) => {
-    const tag = owned(await ctx.repo.getTag(request.params.uuid), request.owner, 'source tag');
-    const input = validateSourceTagUpdate(request.body);
-    await checkSourcesOf(ctx.repo, tag.chatbotUuid, input.data_source_uuids);
-    const updated: SourceTagRecord = {
-      ...tag,
-      name: input.name ?? tag.name,
-      color: input.color ?? tag.color,
-      data_source_uuids:
-        input.data_source_uuids === undefined
-          ? tag.data_source_uuids
-          : [...new Set(input.data_source_uuids)],
-      modified_at: isoTimestamp(ctx.now()),
-    };
-    await ctx.repo.saveTag(updated);
-    return tagWire(updated);
-  });
+  app.post<UuidParams>(
+    '/api/v1/source-tag/:uuid/update',
+    { schema: schemas.tagUpdate, config: { check: validateSourceTagUpdate } },
+    async (request) => {
+      const tag = owned(await ctx.repo.getTag(request.params.uuid), request.owner, 'source tag');
+      const input = validateSourceTagUpdate(request.body);
+      await checkSourcesOf(ctx.repo, tag.chatbotUuid, input.data_source_uuids);
+      const updated: SourceTagRecord = {
+        ...tag,
+        name: input.name ?? tag.name,
+        color: input.color ?? tag.color,
+        data_source_uuids:
+          input.data_source_uuids === undefined
+            ? tag.data_source_uuids
+            : [...new Set(input.data_source_uuids)],
+        modified_at: isoTimestamp(ctx.now()),
+      };
+      await ctx.repo.saveTag(updated);
+      return tagWire(updated);
+    },
+  );
 }

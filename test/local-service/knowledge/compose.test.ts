@@ -75,9 +75,9 @@ describe('composeAnswer', () => {
   it('answers a Q&A source with its answer, not its question', async () => {
     const query = 'how can I change the colour of the widget';
     const answer = composeAnswer(query, await retrieve(query), { citations: true });
-    expect(answer.text).toBe(
-      'According to Widget FAQ: Open the settings page and pick a new widget colour. [1.1]',
-    );
+    // The title of a Q&A source is its question: it is not introduced as "According to …".
+    expect(answer.text).toBe('Open the settings page and pick a new widget colour. [1.1]');
+    expect(answer.citeData['1.1']).toMatchObject({ type: 'qa' });
   });
 
   it('draws on two sources when the question spans them, with links kept', async () => {

@@ -10,12 +10,12 @@ import { buildPdf } from './fixtures.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+const PAGE_HTML =
+  '<html><head><title>Guide</title></head><body><nav>Menu</nav><h1>Setup</h1><p>Install it.</p></body></html>';
 const routes: Record<string, Handler> = {
   '/page': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(
-      '<html><head><title>Guide</title></head><body><nav>Menu</nav><h1>Setup</h1><p>Install it.</p></body></html>',
-    );
+    res.end(PAGE_HTML);
   },
   '/r1': (_req, res) => res.writeHead(302, { location: '/r2' }).end(),
   '/r2': (_req, res) => res.writeHead(301, { location: `${base}/page` }).end(),
@@ -77,6 +77,7 @@ describe('fetchUrlText', () => {
       title: 'Guide',
       finalUrl: `${base}/page`,
       contentType: 'text/html',
+      bytes: Buffer.byteLength(PAGE_HTML),
     });
   });
 

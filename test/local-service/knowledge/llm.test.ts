@@ -177,3 +177,47 @@ describe('streamLlmAnswer', () => {
     expect((error as Error).message).toBe('language model error: overloaded');
   });
 });
+
+describe('streamLlmAnswer timeouts', () => {
+  const input = {
+    prompt: '',
+    temperature: 0,
+    query: 'How do I install it?',
+    passages: PASSAGES,
+    history: [],
+    citations: false,
+  };
+  const drain = async (answer: AsyncIterable<string>) => {
+    const pieces: string[] = [];
+    for await (const piece of answer) pieces.push(piece);
+    return pieces;
+  };
+
+  it('gives up when the endpoint sends nothing before the first-byte timeout', async () => {
+    respond = async () => undefined; // accepts the request, never answers
+    const answer = streamLlmAnswer(
+      { url: base, model: 'm', firstByteTimeoutMs: 50, idleTimeoutMs: 10_000 },
+      input,
+    );
+    await expect(drain(answer)).rejects.toThrow('language model sent nothing within 50 ms');
+  });
+
+  it('gives up when the endpoint goes silent mid-answer (idle timeout)', async () => {
+    respond = async (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event('Run npm install.'));
+      // …and then nothing, with the connection left open
+    };
+    const pieces: string[] = [];
+    const answer = streamLlmAnswer(
+      { url: base, model: 'm', firstByteTimeoutMs: 10_000, idleTimeoutMs: 60 },
+      input,
+    );
+    await expect(
+      (async () => {
+        for await (const piece of answer) pieces.push(piece);
+      })(),
+    ).rejects.toThrow('language model went silent for 60 ms mid-answer');
+    expect(pieces).toEqual(['Run npm install.']);
+  });
+});
