@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // chatbridge start | service | admin <command …> | discord register [--guild ID]
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigError } from './config.js';
 import { packageRoot } from './embedded.js';
 
@@ -68,7 +68,7 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     const message =
       error instanceof ConfigError ? error.message : `${(error as Error)?.message ?? error}`;
-    console.error(`${basename(process.argv[1] ?? 'chatbridge')}: ${message}`);
+    console.error(`chatbridge: ${message}`);
     process.exitCode = 1;
   },
 );
