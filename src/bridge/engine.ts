@@ -241,7 +241,9 @@ export function createConversation(deps: ConversationDeps): Conversation {
       return (await state.sessions.get(threadKey(thread))) !== undefined;
     },
     async reset(thread: ThreadRef) {
-      await state.sessions.reset(threadKey(thread));
+      // In the thread's queue, so messages sent before the reset are answered in the old session.
+      const key = threadKey(thread);
+      await state.locks.run(key, () => state.sessions.reset(key));
     },
   };
 }

@@ -173,6 +173,24 @@ describe('chatbot and session', () => {
     expect(sessions.get('slack:T1:C1:th1')?.resetAt).toBeUndefined();
   });
 
+  it('reset waits its turn: messages queued before it finish in the old session', async () => {
+    const { clock, conversation, target, client } = setupEngine();
+    const thread = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: 'th1' };
+    const held = new ScriptedStream();
+    client.onStream = (call) => (call.query === 'a' ? held : undefined);
+    const first = conversation.handle(message('a'), target());
+    await clock.advance(10);
+    const second = conversation.handle(message('b'), target());
+    const reset = conversation.reset(thread);
+    const third = conversation.handle(message('c'), target());
+    held.end({ response: 'done' });
+    await clock.runUntil(Promise.all([first, second, reset, third]));
+    const [a, b, c] = client.streamCalls.map((call) => call.sessionUuid);
+    expect(client.streamCalls.map((call) => call.query)).toEqual(['a', 'b', 'c']);
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+  });
+
   it('reset of a thread that never had a session leaves it unknown', async () => {
     const { conversation, client } = setupEngine();
     const thread = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: 'never' };

@@ -22,14 +22,17 @@ const reset: AdminCommand = {
       channel: ctx.channel,
       thread: ctx.thread,
     });
-    const existing = await ctx.state.sessions.get(key);
-    if (!existing) return [info('This thread has no conversation yet; nothing to reset.')];
-    if (existing.sessionUuid === '') {
-      return [info('Already reset: the next message here starts a new conversation.')];
-    }
-    // reset, not delete: the thread stays known, so the bot still answers follow-ups here.
-    await ctx.state.sessions.reset(key);
-    return [ok('Done: the next message here starts a new conversation.')];
+    // In the thread's queue, like the engine's reset: messages sent before it are answered first.
+    return ctx.state.locks.run(key, async () => {
+      const existing = await ctx.state.sessions.get(key);
+      if (!existing) return [info('This thread has no conversation yet; nothing to reset.')];
+      if (existing.sessionUuid === '') {
+        return [info('Already reset: the next message here starts a new conversation.')];
+      }
+      // reset, not delete: the thread stays known, so the bot still answers follow-ups here.
+      await ctx.state.sessions.reset(key);
+      return [ok('Done: the next message here starts a new conversation.')];
+    });
   },
 };
 

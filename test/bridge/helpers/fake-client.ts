@@ -117,7 +117,9 @@ export class FakeClient implements ServiceClient {
   readonly streamCalls: Array<{ sessionUuid: string; query: string }> = [];
   listChatbotsCalls = 0;
   /** Decides each stream: return a ScriptedStream to drive it, or throw to refuse the query. */
-  onStream: ((call: { sessionUuid: string; query: string }) => ScriptedStream) | undefined;
+  /** Scripts a call's stream; undefined (or returning undefined) answers with reply(). */
+  onStream:
+    ((call: { sessionUuid: string; query: string }) => ScriptedStream | undefined) | undefined;
   /** Without onStream: the whole answer at once, in these pieces. */
   reply: (query: string) => { pieces: string[] } & StoredReply = (q) => ({
     pieces: [`Answer to ${q}`],
