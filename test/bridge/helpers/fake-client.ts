@@ -116,8 +116,10 @@ export class FakeClient implements ServiceClient {
   readonly sessions = new Map<string, FakeSession>();
   readonly streamCalls: Array<{ sessionUuid: string; query: string }> = [];
   listChatbotsCalls = 0;
-  /** Decides each stream: return a ScriptedStream to drive it, or throw to refuse the query. */
-  /** Scripts a call's stream; undefined (or returning undefined) answers with reply(). */
+  /**
+   * Decides each stream: return a ScriptedStream to drive it, throw to refuse the query, or
+   * return undefined to answer with reply().
+   */
   onStream:
     ((call: { sessionUuid: string; query: string }) => ScriptedStream | undefined) | undefined;
   /** Without onStream: the whole answer at once, in these pieces. */
