@@ -2,7 +2,8 @@
 // thread on the message (the thread is the session); a new forum post is answered in its own
 // thread when the forum has a chatbot or the bot is mentioned; later messages in a thread that
 // has a session are answered without a mention; DMs are answered in the DM. When no thread can
-// be made, the answer is a reply to the message.
+// be made, the answer is a reply to the message, and a Discord reply to one of the bot's answers
+// there continues that conversation without a mention (see reply-chains.ts for its limits).
 import {
   ChannelType,
   ThreadAutoArchiveDuration,
@@ -10,12 +11,18 @@ import {
   type Message,
 } from 'discord.js';
 import type { Logger } from 'pino';
-import type { Conversation, IncomingMessage, ThreadRef } from '../../src/bridge/types.js';
+import {
+  threadKey,
+  type Conversation,
+  type IncomingMessage,
+  type ThreadRef,
+} from '../../src/bridge/types.js';
 import type { StateStore } from '../../src/state/types.js';
 import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
 import type { ChannelPace } from './pace.js';
 import { ArrivalOrder, type Started } from './arrival.js';
 import { createDiscordReplyTarget, type ReplyChannel } from './reply.js';
+import { ReplyChains } from './reply-chains.js';
 import { authorName, readableContent, threadNameFrom } from './text.js';
 
 export const PLATFORM = 'discord';
@@ -34,10 +41,19 @@ export interface MessageHandlerDeps {
   botId(): string | undefined;
   /** Whether the connection has the Message Content intent (else unmentioned text is empty). */
   receivesContent?(): boolean;
+  /** Which bot answers belong to which reply-fallback conversation (tests inject a small one). */
+  replyChains?: ReplyChains;
 }
 
 type Plan =
-  | { kind: 'in-place'; ref: ThreadRef; channel: ReplyChannel; channelName?: string }
+  | {
+      kind: 'in-place';
+      ref: ThreadRef;
+      channel: ReplyChannel;
+      channelName?: string;
+      /** A reply-fallback conversation: answer as a reply to this message. */
+      replyTo?: Message;
+    }
   | { kind: 'new-thread'; guildId: string; channelName?: string };
 
 function isForum(type: ChannelType | undefined): boolean {
@@ -56,6 +72,7 @@ function threadRef(thread: AnyThreadChannel): ThreadRef {
 export function createMessageHandler(deps: MessageHandlerDeps) {
   const { conversation, state, logger } = deps;
   const arrival = new ArrivalOrder();
+  const chains = deps.replyChains ?? new ReplyChains();
   let toldNoContent = false;
 
   /** A message for the bot came without text and without a mention: say why, once. */
@@ -67,6 +84,12 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       'discord: a follow-up arrived without its text (no Message Content intent); ' +
         'people must mention the bot to be read',
     );
+  }
+
+  /** The reply-fallback conversation this message replies into, if it replies to a bot answer. */
+  function chainOf(message: Message): ThreadRef | undefined {
+    const ref = chains.lookup(message.reference?.messageId);
+    return ref?.channel === message.channelId ? ref : undefined;
   }
 
   async function forumBound(guildId: string, forumId: string): Promise<boolean> {
@@ -95,8 +118,21 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       if (forumPost && (await forumBound(channel.guildId, ref.channel))) return place;
       return (await conversation.hasSession(ref)) ? place : undefined;
     }
-    if (!mentioned || !channel.isTextBased()) return undefined;
+    if (!channel.isTextBased()) return undefined;
     const channelName = ('name' in channel ? channel.name : undefined) ?? undefined;
+    // A reply to the bot's answer continues that conversation, mention or not.
+    const chained = chainOf(message);
+    if (chained) {
+      const replyChannel = channel as ReplyChannel;
+      return {
+        kind: 'in-place',
+        ref: chained,
+        channel: replyChannel,
+        channelName,
+        replyTo: message,
+      };
+    }
+    if (!mentioned) return undefined;
     return { kind: 'new-thread', guildId: message.guildId, channelName };
   }
 
@@ -146,13 +182,16 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
     let channel: ReplyChannel;
     let replyTo: Message | undefined;
     if (where.kind === 'in-place') {
-      ({ ref, channel } = where);
+      ({ ref, channel, replyTo } = where);
       if (question.toLowerCase() === RESET_WORD) {
         await conversation.reset(ref);
-        await channel.send({
-          content: 'Started over: your next message opens a new conversation.',
-          allowedMentions: NO_MENTIONS,
-        });
+        const content = 'Started over: your next message opens a new conversation.';
+        if (replyTo) {
+          const said = await replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY });
+          chains.remember(said.id, ref);
+        } else {
+          await channel.send({ content, allowedMentions: NO_MENTIONS });
+        }
         return undefined;
       }
     } else {
@@ -183,6 +222,8 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       pace: deps.pace,
       logger,
       inDm: ref.workspace === DM_WORKSPACE,
+      // Replies to any part of a reply-fallback answer continue its conversation.
+      onPosted: replyTo ? (posted) => chains.remember(posted.id, ref) : undefined,
     });
     return { answered: conversation.handle(incoming, target) };
   }
@@ -199,6 +240,9 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
     if (channel.isThread() || channel.type === ChannelType.DM || message.guildId === null) {
       return arrival.run(message.channelId, () => prepare(message, botId));
     }
+    // Follow-ups of one reply-fallback conversation keep their order too.
+    const chained = chainOf(message);
+    if (chained) return arrival.run(threadKey(chained), () => prepare(message, botId));
     return prepare(message, botId).then((started) => started?.answered);
   };
 }

@@ -37,6 +37,8 @@ export interface DiscordReplyOptions {
   channel: ReplyChannel;
   /** Answer as replies to this message (when no thread could be made). */
   replyTo?: Pick<Message, 'reply'>;
+  /** Told of every message the answer posts (so replies to it can be recognised). */
+  onPosted?: (message: Message) => void;
   pace: ChannelPace;
   logger: Logger;
   /** A direct message: notices about setup name what works in DMs. */
@@ -81,10 +83,13 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
     workingRefreshMs: options.workingRefreshMs ?? 8000,
   };
 
-  const post = (content: string): Promise<Message> =>
-    options.replyTo
+  async function post(content: string): Promise<Message> {
+    const posted = await (options.replyTo
       ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY })
-      : channel.send({ content, allowedMentions: NO_MENTIONS });
+      : channel.send({ content, allowedMentions: NO_MENTIONS }));
+    options.onPosted?.(posted);
+    return posted;
+  }
 
   /** Edits until Discord accepts it; a deleted message is posted anew. */
   async function landEdit(message: Message, content: string): Promise<Message> {

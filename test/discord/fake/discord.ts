@@ -152,7 +152,13 @@ export class FakeDiscord extends EventEmitter {
     channelId: string,
     author: FakeUser,
     content: string,
-    options: { mentions?: FakeUser[]; id?: string; attachments?: FakeMessage['attachments'] } = {},
+    options: {
+      mentions?: FakeUser[];
+      id?: string;
+      attachments?: FakeMessage['attachments'];
+      /** A Discord reply to this message (of the same channel). */
+      replyTo?: string;
+    } = {},
   ): FakeMessage {
     const channel = this.channels.get(channelId);
     const message = this.store({
@@ -166,6 +172,9 @@ export class FakeDiscord extends EventEmitter {
       allowedMentions: [],
       history: [content],
       flags: 0,
+      ...(options.replyTo
+        ? { message_reference: { message_id: options.replyTo, channel_id: channelId } }
+        : {}),
     });
     this.gateway.dispatch('MESSAGE_CREATE', this.asDelivered(message));
     return message;
