@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceClient } from '../../src/service/api.js';
-import {
-  API_KEY,
-  clientFor,
-  sendJson,
-  startFakeService,
-  type FakeService,
-} from './fake-service.js';
+import { API_KEY, clientFor, sendJson, useFakeService } from './fake-service.js';
 
-let service: FakeService;
+const service = useFakeService();
 let client: ServiceClient;
 
-beforeAll(async () => {
-  service = await startFakeService();
+beforeAll(() => {
   client = clientFor(service);
 });
-afterAll(async () => {
-  await client.close();
-  await service.close();
-});
-beforeEach(() => {
-  service.requests.length = 0;
-});
+afterAll(() => client.close());
 
 const chatbot = {
   uuid: 'cb1',

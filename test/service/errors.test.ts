@@ -1,26 +1,12 @@
 import { connect, createServer } from 'node:net';
 import { Agent } from 'undici';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
-import {
-  API_KEY,
-  clientFor,
-  sendJson,
-  startFakeService,
-  type FakeService,
-} from './fake-service.js';
+import { API_KEY, clientFor, sendJson, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-
-beforeAll(async () => {
-  service = await startFakeService();
-});
-afterAll(() => service.close());
-beforeEach(() => {
-  service.requests.length = 0;
-});
+const service = useFakeService();
 
 const caught = (promise: Promise<unknown>) =>
   promise.then(

@@ -2,6 +2,7 @@
 // headers, body bytes) and answers with a handler the test sets.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClientConfig } from '../../src/service/api.js';
 
@@ -69,6 +70,38 @@ export async function startFakeService(initial?: Handler): Promise<FakeService> 
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * Starts a fake service for the enclosing file or describe block (closed after it, its request
+ * log cleared before each test). The returned object is usable from hooks and tests on.
+ */
+export function useFakeService(initial?: Handler): FakeService {
+  let started: FakeService | undefined;
+  const current = (): FakeService => {
+    if (!started) throw new Error('the fake service starts in beforeAll: use it in hooks or tests');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startFakeService(initial);
+  });
+  afterAll(() => started?.close());
+  beforeEach(() => {
+    if (started) started.requests.length = 0;
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    get port() {
+      return current().port;
+    },
+    get requests() {
+      return current().requests;
+    },
+    handle: (handler) => current().handle(handler),
+    close: () => current().close(),
   };
 }
 

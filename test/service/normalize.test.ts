@@ -9,7 +9,7 @@ import {
   parseJsonField,
   toBoolean,
 } from '../../src/service/normalize.js';
-import { clientFor, sendJson, startFakeService, type FakeService } from './fake-service.js';
+import { clientFor, sendJson, useFakeService } from './fake-service.js';
 
 describe('booleans', () => {
   it('accepts true/false, 1/0 and their text forms', () => {
@@ -191,16 +191,12 @@ describe('data sources', () => {
 });
 
 describe('through the client', () => {
-  let service: FakeService;
+  const service = useFakeService();
   let client: ServiceClient;
-  beforeAll(async () => {
-    service = await startFakeService();
+  beforeAll(() => {
     client = clientFor(service);
   });
-  afterAll(async () => {
-    await client.close();
-    await service.close();
-  });
+  afterAll(() => client.close());
 
   it('lists agents with 1/0 booleans, bias -10 and unknown fields intact', async () => {
     service.handle((_req, res) =>

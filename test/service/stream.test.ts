@@ -1,25 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AnswerStream } from '../../src/service/api.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
-import {
-  clientFor,
-  deferred,
-  sendJson,
-  startFakeService,
-  type FakeService,
-} from './fake-service.js';
+import { clientFor, deferred, sendJson, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-
-beforeAll(async () => {
-  service = await startFakeService();
-});
-afterAll(() => service.close());
-beforeEach(() => {
-  service.requests.length = 0;
-});
+const service = useFakeService();
 
 /** The server answers 200 with headers flushed and hands the response to the test. */
 function openResponse(headers: Record<string, string> = {}) {

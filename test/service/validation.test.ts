@@ -2,25 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceClient } from '../../src/service/api.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
-import {
-  API_KEY,
-  clientFor,
-  sendJson,
-  startFakeService,
-  type FakeService,
-} from './fake-service.js';
+import { API_KEY, clientFor, sendJson, useFakeService } from './fake-service.js';
 
-let service: FakeService;
+const service = useFakeService((_req, res) => sendJson(res, 200, {}));
 let client: ServiceClient;
 
-beforeAll(async () => {
-  service = await startFakeService((_req, res) => sendJson(res, 200, {}));
+beforeAll(() => {
   client = clientFor(service);
 });
-afterAll(async () => {
-  await client.close();
-  await service.close();
-});
+afterAll(() => client.close());
 
 // Inputs are typed; tests send what a careless caller (or JSON from a user) might.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { validateAgentCreate, validateAgentUpdate } from '../../service/validate.js';
 import { applyAgentUpdate, buildAgent } from '../agents.js';
 import { agentWire } from '../records.js';
-import { checkSourcesOf, owned, type RouteContext, type UuidParams } from './context.js';
+import {
+  checkSourcesOf,
+  owned,
+  ownedChatbot,
+  type RouteContext,
+  type UuidParams,
+} from './context.js';
 import { schemas } from './schemas.js';
 
 export function agentRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -12,11 +18,7 @@ export function agentRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/agents',
     { schema: schemas.byUuid },
     async (request) => {
-      const chatbot = owned(
-        await ctx.repo.getChatbot(request.params.uuid),
-        request.owner,
-        'chatbot',
-      );
+      const chatbot = await ownedChatbot(ctx, request);
       const agents = await ctx.repo.listAgents(chatbot.uuid);
       return agents.map((agent) => agentWire(agent, false));
     },
@@ -26,11 +28,7 @@ export function agentRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/agent/create',
     { schema: schemas.agentCreate, config: { check: validateAgentCreate } },
     async (request) => {
-      const chatbot = owned(
-        await ctx.repo.getChatbot(request.params.uuid),
-        request.owner,
-        'chatbot',
-      );
+      const chatbot = await ownedChatbot(ctx, request);
       const input = validateAgentCreate(request.body);
       const agent = buildAgent(request.owner, chatbot.uuid, input, ctx.now());
       await ctx.repo.createAgent(agent);

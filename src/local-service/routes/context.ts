@@ -2,7 +2,8 @@
 import type { ChatDeps } from '../chat.js';
 import { HttpError } from '../http-errors.js';
 import type { Ingestor } from '../ingest.js';
-import type { Owned } from '../records.js';
+import type { FastifyRequest } from 'fastify';
+import type { ChatbotRecord, Owned } from '../records.js';
 import type { Repository } from '../repository.js';
 
 declare module 'fastify' {
@@ -30,6 +31,14 @@ export function owned<T extends Pick<Owned, 'owner'>>(
 ): T {
   if (!record || record.owner !== owner) throw HttpError.notFound(what);
   return record;
+}
+
+/** The chatbot named by the path's uuid, when it belongs to the caller; 404 otherwise. */
+export async function ownedChatbot(
+  ctx: RouteContext,
+  request: FastifyRequest<UuidParams>,
+): Promise<ChatbotRecord> {
+  return owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
 }
 
 /** Every id must be a data source of the chatbot: 400 naming the position otherwise. */

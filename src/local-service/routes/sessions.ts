@@ -5,7 +5,7 @@ import { validateSessionCreate, validateStream } from '../../service/validate.js
 import { streamAnswer } from '../chat.js';
 import { isoTimestamp, newId } from '../ids.js';
 import { type SessionRecord, sessionWire } from '../records.js';
-import { owned, type RouteContext, type UuidParams } from './context.js';
+import { owned, ownedChatbot, type RouteContext, type UuidParams } from './context.js';
 import { schemas } from './schemas.js';
 
 export function sessionRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -20,11 +20,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
     },
     async (request) => {
-      const chatbot = owned(
-        await ctx.repo.getChatbot(request.params.uuid),
-        request.owner,
-        'chatbot',
-      );
+      const chatbot = await ownedChatbot(ctx, request);
       const input = validateSessionCreate(request.body);
       const at = isoTimestamp(ctx.now());
       const session: SessionRecord = {

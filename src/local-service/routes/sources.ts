@@ -9,7 +9,7 @@ import {
 import { HttpError } from '../http-errors.js';
 import type { UploadInput } from '../ingest.js';
 import { sourceWire } from '../records.js';
-import { owned, type RouteContext, type UuidParams } from './context.js';
+import { owned, ownedChatbot, type RouteContext, type UuidParams } from './context.js';
 import { schemas } from './schemas.js';
 
 function parseMeta(text: string | undefined): Record<string, unknown> {
@@ -65,14 +65,11 @@ async function readUpload(request: FastifyRequest, maxBytes: number): Promise<Up
 }
 
 export function sourceRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const chatbotOf = async (request: FastifyRequest<UuidParams>) =>
-    owned(await ctx.repo.getChatbot(request.params.uuid), request.owner, 'chatbot');
-
   app.post<UuidParams>(
     '/api/v1/chatbot/:uuid/data-source/qa',
     { schema: schemas.qaSource, config: { check: validateQaSource } },
     async (request) => {
-      const chatbot = await chatbotOf(request);
+      const chatbot = await ownedChatbot(ctx, request);
       const input = validateQaSource(request.body);
       const source = await ctx.ingestor.addQa(
         request.owner,
@@ -88,7 +85,7 @@ export function sourceRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/data-source/url',
     { schema: schemas.urlSource, config: { check: validateUrlSource } },
     async (request) => {
-      const chatbot = await chatbotOf(request);
+      const chatbot = await ownedChatbot(ctx, request);
       const input = validateUrlSource(request.body);
       const source = await ctx.ingestor.addUrl(request.owner, chatbot.uuid, input.url.trim());
       return sourceWire(source);
@@ -99,7 +96,7 @@ export function sourceRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/data-source/upload',
     { schema: schemas.byUuid },
     async (request) => {
-      const chatbot = await chatbotOf(request);
+      const chatbot = await ownedChatbot(ctx, request);
       const upload = await readUpload(request, ctx.maxUploadBytes);
       const source = await ctx.ingestor.addUpload(request.owner, chatbot.uuid, upload);
       return sourceWire(source);

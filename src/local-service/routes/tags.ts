@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { validateSourceTagCreate, validateSourceTagUpdate } from '../../service/validate.js';
 import { isoTimestamp, newId } from '../ids.js';
 import { type SourceTagRecord, tagWire } from '../records.js';
-import { checkSourcesOf, owned, type RouteContext, type UuidParams } from './context.js';
+import {
+  checkSourcesOf,
+  owned,
+  ownedChatbot,
+  type RouteContext,
+  type UuidParams,
+} from './context.js';
 import { schemas } from './schemas.js';
 
 export function tagRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -12,11 +18,7 @@ export function tagRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/source-tags',
     { schema: schemas.byUuid },
     async (request) => {
-      const chatbot = owned(
-        await ctx.repo.getChatbot(request.params.uuid),
-        request.owner,
-        'chatbot',
-      );
+      const chatbot = await ownedChatbot(ctx, request);
       return (await ctx.repo.listTags(chatbot.uuid)).map(tagWire);
     },
   );
@@ -25,11 +27,7 @@ export function tagRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/api/v1/chatbot/:uuid/source-tag/create',
     { schema: schemas.tagCreate, config: { check: validateSourceTagCreate } },
     async (request) => {
-      const chatbot = owned(
-        await ctx.repo.getChatbot(request.params.uuid),
-        request.owner,
-        'chatbot',
-      );
+      const chatbot = await ownedChatbot(ctx, request);
       const input = validateSourceTagCreate(request.body);
       await checkSourcesOf(ctx.repo, chatbot.uuid, input.data_source_uuids);
       const at = isoTimestamp(ctx.now());
