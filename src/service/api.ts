@@ -123,6 +123,11 @@ export interface ServiceClientConfig {
   retryBaseMs?: number;
   /** Keep-alive connections per origin. Default 16. */
   connections?: number;
-  /** Injected for tests: a custom undici Dispatcher. */
+  /**
+   * Certificate authorities (PEM) trusted for an https service besides Node's own, e.g. a
+   * self-hosted service behind a private CA. (NODE_EXTRA_CA_CERTS does the same process-wide.)
+   */
+  ca?: string | string[];
+  /** Injected for tests or a proxy: a custom undici Dispatcher, which then carries every call. */
   dispatcher?: Dispatcher;
 }

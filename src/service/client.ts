@@ -101,6 +101,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     timeouts,
     connections: config.connections ?? 16,
     dispatcher: config.dispatcher,
+    ca: config.ca,
   });
   const apiKey = config.apiKey;
   const scrub = (text: string) => (text.includes(apiKey) ? text.split(apiKey).join('***') : text);
@@ -111,6 +112,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
       method: call.method,
       path: call.path,
       accept: call.kind === 'stream' ? STREAM_ACCEPT : JSON_ACCEPT,
+      stream: call.kind === 'stream',
       body: call.body,
     };
     for (let attempt = 0; ; attempt++) {

@@ -6,6 +6,9 @@ import type { ServiceTimeouts } from './api.js';
 import { ServiceError } from './errors.js';
 import type { CallScope } from './scope.js';
 import { TextBody } from './stream.js';
+import { withRootCertificates } from './h1/connection.js';
+import { H1Pool } from './h1/pool.js';
+import { transportError } from './transport-error.js';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -14,6 +17,8 @@ export interface HttpRequest {
   accept: string;
   /** Builds the body afresh for each attempt (a multipart stream cannot be replayed). */
   body?: () => string | FormData;
+  /** A long-lived answer stream: goes over its own connection (see h1/pool.ts). */
+  stream?: boolean;
 }
 
 export interface HttpResponse {
@@ -22,37 +27,13 @@ export interface HttpResponse {
   body: TextBody;
 }
 
-/** Errors that prove the request never left this machine: safe to retry for any method. */
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown };
-  if (typeof e.code === 'string') return e.code;
-  // Node's happy-eyeballs connect reports an AggregateError of the per-address failures.
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
-  return e.cause === undefined ? undefined : errorCode(e.cause);
-}
-
-/** True when the failure happened while connecting, before any byte of the request was sent. */
-export function neverReachedServer(error: unknown): boolean {
-  return error instanceof ServiceError && CONNECT_CODES.has(errorCode(error.cause) ?? '');
-}
-
 export interface TransportConfig {
   baseUrl: string;
   apiKey: string;
   timeouts: ServiceTimeouts;
   connections: number;
   dispatcher?: Dispatcher;
+  ca?: string | string[] | undefined;
 }
 
 export class Transport {
@@ -61,6 +42,8 @@ export class Transport {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly authorization: string;
+  /** Answer streams, unless a dispatcher was injected (then undici carries everything). */
+  private readonly streams: H1Pool | undefined;
 
   constructor(config: TransportConfig) {
     let url: URL;
@@ -75,6 +58,10 @@ export class Transport {
     if (typeof config.apiKey !== 'string' || config.apiKey.trim() === '') {
       throw ServiceError.validation('apiKey', 'is required');
     }
+    // A line break in a header value would let the key forge other headers.
+    if ([...config.apiKey].some((char) => char < ' ' || char === '\x7f')) {
+      throw ServiceError.validation('apiKey', 'must not contain control characters');
+    }
     this.origin = url.origin;
     // Tolerate a trailing slash and a base given with the /api/v1 suffix already on it.
     this.basePath = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
@@ -87,8 +74,23 @@ export class Transport {
         // Below common server idle timeouts (Node's 5 s), so we rarely reuse a socket the
         // server is closing: a POST sent on one could not be retried safely.
         keepAliveTimeout: 4_000,
-        connect: { timeout: config.timeouts.connectMs },
+        connect: {
+          timeout: config.timeouts.connectMs,
+          ...(config.ca ? { ca: withRootCertificates(config.ca) } : {}),
+        },
       });
+    // undici hands every chunked frame to JavaScript on its own; an answer arrives in thousands
+    // of small frames, so streams use a reader that de-frames a whole network read at once.
+    this.streams =
+      config.dispatcher === undefined
+        ? new H1Pool({
+            url,
+            connectMs: config.timeouts.connectMs,
+            ca: config.ca,
+            maxIdle: config.connections,
+            keepAliveMs: 4_000,
+          })
+        : undefined;
   }
 
   /** Resolves once the response headers are in; the body then streams into a TextBody. */
@@ -103,6 +105,14 @@ export class Transport {
     // undici sets the multipart Content-Type (with its boundary) itself.
     if (typeof body === 'string') headers['content-type'] = 'application/json';
     scope.armFirstByte();
+    if (request.stream && this.streams && typeof body !== 'object') {
+      const h1Request = { method: request.method, target: this.basePath + request.path, headers };
+      return this.streams
+        .request(body === undefined ? h1Request : { ...h1Request, body }, scope)
+        .catch((error: unknown) => {
+          throw transportError(error, scope);
+        });
+    }
     return new Promise<HttpResponse>((resolve, reject) => {
       const handler = new ResponseHandler(scope, resolve, reject);
       this.dispatcher.dispatch(
@@ -122,7 +132,10 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await Promise.all([
+      this.ownsDispatcher ? this.dispatcher.close() : undefined,
+      this.streams?.close(),
+    ]);
   }
 }
 
@@ -198,31 +211,4 @@ class ResponseHandler implements Dispatcher.DispatchHandler {
 /** undici's controller wants an Error; the caller's reason is mapped back by transportError. */
 function abortError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error('the call was aborted');
-}
-
-/** A failure below HTTP (connect, reset, abort) as what the caller should see. */
-export function transportError(error: unknown, scope: CallScope): unknown {
-  if (scope.aborted) return scope.reason;
-  if (error instanceof ServiceError) return error;
-  const { method, path } = scope.where;
-  const code = errorCode(error) ?? 'unknown';
-  const details = { method, path, cause: error };
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new ServiceError('timeout', `${method} ${path}: connect timed out`, details);
-  }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new ServiceError('timeout', `${method} ${path}: response timed out`, details);
-  }
-  if (CONNECT_CODES.has(code)) {
-    return new ServiceError(
-      'unavailable',
-      `${method} ${path}: cannot connect to the service (${code})`,
-      details,
-    );
-  }
-  return new ServiceError(
-    'unavailable',
-    `${method} ${path}: connection to the service failed (${code})`,
-    details,
-  );
 }

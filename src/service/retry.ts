@@ -11,7 +11,7 @@
 // - the stream never retries once sent: the question would be asked and stored twice.
 // Backoff is exponential with full jitter, bounded by maxRetries.
 import { ServiceError } from './errors.js';
-import { neverReachedServer } from './http.js';
+import { neverReachedServer } from './transport-error.js';
 
 export type CallKind = 'read' | 'update' | 'create' | 'stream';
 
