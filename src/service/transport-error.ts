@@ -2,8 +2,8 @@
 // sees: it names the method and path only, never the key or the full URL.
 import { ServiceError } from './errors.js';
 import {
+  CLIENT_CLOSED_CODE,
   CLOSED_EARLY_CODE,
-  CLOSED_IDLE_CODE,
   CONNECT_TIMEOUT_CODE,
   H1ProtocolError,
 } from './h1/errors.js';
@@ -51,7 +51,10 @@ export function transportError(error: unknown, scope: CallScope): unknown {
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new ServiceError('timeout', `${method} ${path}: response timed out`, details);
   }
-  if (code === CLOSED_EARLY_CODE || code === CLOSED_IDLE_CODE) {
+  if (code === CLIENT_CLOSED_CODE) {
+    return new ServiceError('unavailable', `${method} ${path}: the client is closed`, details);
+  }
+  if (code === CLOSED_EARLY_CODE) {
     return new ServiceError(
       'unavailable',
       `${method} ${path}: the service closed the connection before the response ended`,

@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AnswerStream, ServiceClientConfig } from '../../src/service/api.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
 import { API_KEY, deferred } from './fake-service.js';
 
 const fixture = (name: string) =>
@@ -166,18 +167,83 @@ describe('the stream connection pool', () => {
     expect(server.sockets).toHaveLength(2);
   });
 
-  it('asks again on a new connection when a reused one closes before any byte of the answer', async () => {
+  it('never asks again when a reused connection closes before any byte: the server may have read it', async () => {
     let requests = 0;
     const server = await rawServer((socket) => {
       requests++;
-      // The second request meets the first connection as the server times it out: FIN, no answer.
+      // The second question arrives whole, then the server goes away without answering.
       if (requests === 2) socket.end();
       else socket.write(chunked(`answer ${requests}`));
     });
-    const made = client(server.url, { maxRetries: 0 });
+    const made = client(server.url, { maxRetries: 3 });
     expect(await readAll(await ask(made))).toBe('answer 1');
+    const error = await rejection(ask(made));
+    expect(error.kind).toBe('unavailable');
+    expect(requests).toBe(2);
     expect(await readAll(await ask(made))).toBe('answer 3');
+  });
+
+  it('a body that completes while its reader is behind leaves the connection reading and reusable', async () => {
+    const big = 'x'.repeat(HIGH_WATER_CHARS + 10);
+    let requests = 0;
+    const server = await rawServer((socket) => {
+      requests++;
+      if (requests === 1)
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${big.length}\r\n\r\n${big}`);
+      else socket.write(chunked('second'));
+    });
+    const made = client(server.url, { timeouts: { firstByteMs: 2_000 } });
+    const first = await ask(made);
+    // Nobody reads `first`: its queue passes the high-water mark, so the socket was paused.
+    while (first.received.length < big.length) await new Promise(setImmediate);
+    expect(await readAll(await ask(made))).toBe('second');
+    expect(server.sockets).toHaveLength(1);
+    expect(await readAll(first)).toBe(big);
+  });
+
+  it('does not reuse a connection that sent bytes after a bodiless response', async () => {
+    const responses = [
+      'HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nstray',
+      chunked('fresh'),
+    ];
+    let next = 0;
+    const server = await rawServer((socket) => socket.write(responses[next++]!));
+    const made = client(server.url);
+    expect(await readAll(await ask(made))).toBe('');
+    expect(await readAll(await ask(made))).toBe('fresh');
     expect(server.sockets).toHaveLength(2);
+  });
+
+  it('a 101 Switching Protocols nobody asked for is a protocol error', async () => {
+    const server = await rawServer((socket) =>
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\n\r\n'),
+    );
+    const error = await rejection(ask(client(server.url, { maxRetries: 0 })));
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toMatch(/101/);
+  });
+
+  it('an abort while connecting (a TLS handshake that never ends) closes the socket at once', async () => {
+    const gone = deferred();
+    const accepted = deferred();
+    // Accepts TCP, never speaks TLS.
+    const silent = createTcpServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('close', () => gone.resolve());
+      accepted.resolve();
+    });
+    const host = await listen(silent);
+    const controller = new AbortController();
+    const pending = client(`https://${host}`).streamMessage(
+      's1',
+      { query: 'q' },
+      { signal: controller.signal },
+    );
+    await accepted.promise;
+    const reason = new Error('user left');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await gone.promise;
   });
 
   it('never asks again when a new connection closes without an answer', async () => {
@@ -322,7 +388,24 @@ describe('the stream connection pool', () => {
     expect(await reading).toBe('last');
     await closing;
     expect(closed).toBe(true);
-    await expect(ask(made)).rejects.toThrow();
+    const refused = await rejection(ask(made));
+    expect(refused.kind).toBe('unavailable');
+    expect(refused.message).toMatch(/the client is closed/);
+  });
+
+  it('close() waits for an answer that was still connecting when it was called', async () => {
+    const asked = deferred<Socket>();
+    const server = await rawServer((socket) => asked.resolve(socket));
+    const made = createServiceClient({ baseUrl: server.url, apiKey: API_KEY, maxRetries: 0 });
+    const answering = ask(made);
+    let closed = false;
+    const closing = made.close().then(() => (closed = true));
+    const socket = await asked.promise;
+    expect(closed).toBe(false);
+    socket.write(chunked('made it'));
+    expect(await readAll(await answering)).toBe('made it');
+    await closing;
+    expect(closed).toBe(true);
   });
 
   it('with an injected dispatcher, the stream goes through it (proxies, test doubles)', async () => {

@@ -36,12 +36,14 @@ export class Connection {
 
   private constructor(readonly socket: Socket) {}
 
-  /** Opens a connection; rejects on failure or after `timeoutMs`. */
+  /** Opens a connection; rejects on failure, after `connectMs`, or when `signal` aborts. */
   static open(
     endpoint: Endpoint,
     options: { connectMs: number; ca?: string | string[] | undefined },
     readBuffer: Buffer,
+    signal: AbortSignal,
   ): Promise<Connection> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
     const timeoutMs = options.connectMs;
     // A bracketed IPv6 literal from URL.hostname connects without its brackets.
     const host = endpoint.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -74,12 +76,22 @@ export class Connection {
       const timer = setTimeout(() => {
         socket.destroy(codedError(`connect timed out after ${timeoutMs} ms`, CONNECT_TIMEOUT_CODE));
       }, timeoutMs);
-      const settle = (error: Error | undefined) => {
+      let settled = false;
+      const settle = (error: unknown) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
         connection.owner = undefined;
-        if (error) reject(error);
-        else resolve(connection);
+        if (error === undefined) resolve(connection);
+        else reject(error as Error);
       };
+      // The caller gave up (abort, first-byte or total timeout): stop connecting now.
+      const onAbort = () => {
+        settle(signal.reason);
+        socket.destroy();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
       connection.owner = {
         bytes: () =>
           socket.destroy(codedError('data before a request', 'CHATBRIDGE_UNEXPECTED_DATA')),

@@ -6,7 +6,7 @@ import { TextBody } from '../stream.js';
 import { ChunkedDecoder, ChunkedError } from './chunked.js';
 import { transportError } from '../transport-error.js';
 import type { Connection, ConnectionOwner } from './connection.js';
-import { CLOSED_EARLY_CODE, CLOSED_IDLE_CODE, H1ProtocolError, codedError } from './errors.js';
+import { CLOSED_EARLY_CODE, H1ProtocolError, codedError } from './errors.js';
 import {
   HeadError,
   MAX_HEAD_BYTES,
@@ -55,7 +55,7 @@ export class Exchange implements ConnectionOwner {
   private chunked: ChunkedDecoder | undefined;
   private remaining = 0;
   private over = false;
-  private sawBytes = false;
+  private method = 'POST';
 
   constructor(
     private readonly connection: Connection,
@@ -66,6 +66,7 @@ export class Exchange implements ConnectionOwner {
   ) {}
 
   start(request: H1Request, host: string): void {
+    this.method = request.method;
     if (this.scope.aborted) {
       this.abandon(this.scope.reason);
       return;
@@ -84,7 +85,6 @@ export class Exchange implements ConnectionOwner {
 
   bytes(chunk: Buffer): void {
     if (this.over) return;
-    this.sawBytes = true;
     try {
       if (this.head) this.feed(chunk);
       else this.readHead(chunk);
@@ -101,9 +101,7 @@ export class Exchange implements ConnectionOwner {
   closed(error: Error | undefined): void {
     if (this.over) return;
     if (error === undefined && this.head?.framing.kind === 'close') this.complete(false);
-    else if (error === undefined && !this.sawBytes && this.connection.uses > 1) {
-      this.abandon(codedError('the service closed an idle connection', CLOSED_IDLE_CODE));
-    } else {
+    else {
       this.abandon(
         error ?? codedError('the service closed the connection early', CLOSED_EARLY_CODE),
       );
@@ -122,30 +120,38 @@ export class Exchange implements ConnectionOwner {
       return;
     }
     this.pendingHead = undefined;
-    const head = parseHead(bytes.subarray(0, end), 'POST');
+    const head = parseHead(bytes.subarray(0, end), this.method);
     const rest = bytes.subarray(end);
+    if (head.status === 101) throw new HeadError('101 Switching Protocols was not asked for');
     if (head.status < 200) {
       // 100 Continue, 103 Early Hints: the real response follows.
       if (rest.length > 0) this.readHead(rest);
       return;
     }
-    this.begin(head);
+    this.begin(head, rest.length);
     if (rest.length > 0 && !this.over) this.feed(rest);
   }
 
-  private begin(head: ResponseHead): void {
+  /** `following`: bytes after the head in this read (a bodiless response must have none). */
+  private begin(head: ResponseHead, following: number): void {
     this.head = head;
     const socket = this.connection.socket;
+    // Once the body is over, the socket may already serve another exchange: hands off.
     this.body = new TextBody(this.scope, {
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
+      pause: () => {
+        if (!this.over) socket.pause();
+      },
+      resume: () => {
+        if (!this.over) socket.resume();
+      },
       abort: () => this.abandon(undefined),
     });
     if (head.framing.kind === 'chunked') this.chunked = new ChunkedDecoder();
     if (head.framing.kind === 'length') this.remaining = head.framing.bytes;
     this.respond({ status: head.status, headers: head.headers, body: this.body });
     if (head.framing.kind === 'none' || (head.framing.kind === 'length' && this.remaining === 0)) {
-      this.complete(head.keepAlive);
+      // Bytes after a bodiless response are a response nobody asked for: do not reuse.
+      this.complete(head.keepAlive && following === 0);
     }
   }
 
@@ -184,6 +190,8 @@ export class Exchange implements ConnectionOwner {
     if (this.head?.keepAliveSeconds !== undefined)
       end.keepAliveSeconds = this.head.keepAliveSeconds;
     if (!end.reusable) this.connection.destroy();
+    // A consumer's backpressure may have paused it; idle, it must read to notice the server close.
+    else this.connection.socket.resume();
     this.onEnd(end);
     this.body?.end();
   }

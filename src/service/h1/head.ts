@@ -51,7 +51,11 @@ export function parseHead(head: Buffer, requestMethod: string): ResponseHead {
     const colon = line.indexOf(':');
     if (colon <= 0) throw new HeadError('header field must be "name: value"');
     const name = line.slice(0, colon);
-    if (!FIELD_NAME.test(name)) throw new HeadError(`header name "${name}" has invalid characters`);
+    if (!FIELD_NAME.test(name)) {
+      // The server's bytes, shortened: an error message is no place for 64 KB of garbage.
+      const shown = JSON.stringify(name.slice(0, 40)) + (name.length > 40 ? '…' : '');
+      throw new HeadError(`header name ${shown} has invalid characters`);
+    }
     const key = name.toLowerCase();
     const value = trimOws(line.slice(colon + 1));
     const seen = headers[key];

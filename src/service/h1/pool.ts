@@ -4,9 +4,8 @@
 // common server idle timeouts, so a request rarely meets a connection the server is closing),
 // watched for the server closing them, and unref'd so they never keep the process alive.
 import type { CallScope } from '../scope.js';
-import { errorCode } from '../transport-error.js';
 import { Connection, readBuffer, type Endpoint } from './connection.js';
-import { CLOSED_IDLE_CODE } from './errors.js';
+import { CLIENT_CLOSED_CODE, codedError } from './errors.js';
 import { Exchange, type ExchangeEnd, type H1Request, type H1Response } from './exchange.js';
 
 export interface H1PoolConfig {
@@ -40,31 +39,31 @@ export class H1Pool {
 
   /** Resolves once the response head is in; the body then streams into a TextBody. */
   async request(request: H1Request, scope: CallScope): Promise<H1Response> {
-    if (this.closed) throw new Error('the client is closed');
-    const idle = this.takeIdle();
-    if (!idle) return this.exchange(await this.open(scope), request, scope);
-    try {
-      return await this.exchange(idle, request, scope);
-    } catch (error) {
-      if (errorCode(error) !== CLOSED_IDLE_CODE || scope.aborted) throw error;
-      return this.exchange(await this.open(scope), request, scope);
-    }
-  }
-
-  private exchange(
-    connection: Connection,
-    request: H1Request,
-    scope: CallScope,
-  ): Promise<H1Response> {
+    if (this.closed) throw clientClosed();
     let release!: () => void;
+    // In flight from now (connecting included), so close() waits for it.
     const settled = new Promise<void>((resolve) => (release = resolve));
     this.active.add(settled);
-    const onEnd = (end: ExchangeEnd) => {
+    const done = () => {
       this.active.delete(settled);
       release();
-      if (end.reusable) this.keep(connection, end.keepAliveSeconds);
     };
+    let connection: Connection;
+    try {
+      connection =
+        this.takeIdle() ??
+        (await Connection.open(this.endpoint, this.config, this.readBuffer, scope.signal));
+    } catch (error) {
+      done();
+      throw scope.aborted ? scope.reason : error;
+    }
+    // A reused connection the server closes before answering is not asked again: the server may
+    // have read the question, and a POST must not be sent twice. The short idle time keeps this rare.
     return new Promise<H1Response>((resolve, reject) => {
+      const onEnd = (end: ExchangeEnd) => {
+        done();
+        if (end.reusable) this.keep(connection, end.keepAliveSeconds);
+      };
       new Exchange(connection, scope, resolve, reject, onEnd).start(request, this.host);
     });
   }
@@ -78,25 +77,6 @@ export class H1Pool {
     }
     this.idle.clear();
     await Promise.all([...this.active]);
-  }
-
-  private async open(scope: CallScope): Promise<Connection> {
-    const opening = Connection.open(this.endpoint, this.config, this.readBuffer);
-    // A caller abort or timeout while connecting wins; the connection is dropped when it opens.
-    const aborted = new Promise<never>((_resolve, reject) => {
-      const onAbort = () => reject(scope.reason);
-      if (scope.aborted) onAbort();
-      else scope.signal.addEventListener('abort', onAbort, { once: true });
-      void opening
-        .finally(() => scope.signal.removeEventListener('abort', onAbort))
-        .catch(() => {});
-    });
-    try {
-      return await Promise.race([opening, aborted]);
-    } catch (error) {
-      void opening.then((connection) => connection.destroy()).catch(() => {});
-      throw error;
-    }
   }
 
   private takeIdle(): Connection | undefined {
@@ -130,4 +110,8 @@ export class H1Pool {
     connection.adopt({ bytes: drop, ended: drop, closed: drop });
     this.idle.set(connection, timer);
   }
+}
+
+function clientClosed(): Error {
+  return codedError('the client is closed', CLIENT_CLOSED_CODE);
 }
