@@ -3,7 +3,8 @@
 // thread when the forum has a chatbot or the bot is mentioned; later messages in a thread that
 // has a session are answered without a mention; DMs are answered in the DM. When no thread can
 // be made, the answer is a reply to the message, and a Discord reply to one of the bot's answers
-// there continues that conversation without a mention (see reply-chains.ts for its limits).
+// there continues that conversation without a mention: which conversation each answer belongs to
+// is kept in the state store (state.replyLinks), so the chain survives restarts and replicas.
 import {
   ChannelType,
   ThreadAutoArchiveDuration,
@@ -22,7 +23,6 @@ import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
 import type { ChannelPace } from './pace.js';
 import { ArrivalOrder, type Started } from './arrival.js';
 import { createDiscordReplyTarget, type ReplyChannel } from './reply.js';
-import { ReplyChains } from './reply-chains.js';
 import { authorName, readableContent, threadNameFrom } from './text.js';
 
 export const PLATFORM = 'discord';
@@ -41,8 +41,6 @@ export interface MessageHandlerDeps {
   botId(): string | undefined;
   /** Whether the connection has the Message Content intent (else unmentioned text is empty). */
   receivesContent?(): boolean;
-  /** Which bot answers belong to which reply-fallback conversation (tests inject a small one). */
-  replyChains?: ReplyChains;
 }
 
 type Plan =
@@ -60,6 +58,11 @@ function isForum(type: ChannelType | undefined): boolean {
   return type === ChannelType.GuildForum || type === ChannelType.GuildMedia;
 }
 
+/** The state.replyLinks key of a Discord message (message ids are unique across Discord). */
+export function replyLinkKey(messageId: string): string {
+  return `${PLATFORM}:${messageId}`;
+}
+
 function threadRef(thread: AnyThreadChannel): ThreadRef {
   return {
     platform: PLATFORM,
@@ -72,7 +75,8 @@ function threadRef(thread: AnyThreadChannel): ThreadRef {
 export function createMessageHandler(deps: MessageHandlerDeps) {
   const { conversation, state, logger } = deps;
   const arrival = new ArrivalOrder();
-  const chains = deps.replyChains ?? new ReplyChains();
+  /** Per channel: replies are looked up in the order they arrived (see onMessage). */
+  const replyLookups = new ArrivalOrder();
   let toldNoContent = false;
 
   /** A message for the bot came without text and without a mention: say why, once. */
@@ -87,17 +91,39 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
   }
 
   /** The reply-fallback conversation this message replies into, if it replies to a bot answer. */
-  function chainOf(message: Message): ThreadRef | undefined {
-    const ref = chains.lookup(message.reference?.messageId);
-    return ref?.channel === message.channelId ? ref : undefined;
+  async function chainOf(message: Message): Promise<ThreadRef | undefined> {
+    const answerId = message.reference?.messageId;
+    if (answerId === undefined) return undefined;
+    const ref = await state.replyLinks.get(replyLinkKey(answerId));
+    return ref?.platform === PLATFORM && ref.channel === message.channelId ? ref : undefined;
+  }
+
+  /** Remembers that a bot message belongs to this conversation, so replies to it continue it. */
+  async function link(posted: Message, ref: ThreadRef): Promise<void> {
+    try {
+      await state.replyLinks.set(replyLinkKey(posted.id), ref);
+    } catch (error) {
+      // The answer itself is fine; a reply to this message will just need a mention.
+      logger.warn(
+        { err: error, channel: posted.channelId, message: posted.id },
+        'discord: could not store which conversation an answer belongs to',
+      );
+    }
   }
 
   async function forumBound(guildId: string, forumId: string): Promise<boolean> {
     return (await state.bindings.get(`${PLATFORM}:${guildId}:${forumId}`)) !== undefined;
   }
 
-  /** Where this message would be answered, or undefined when it is not for the bot. */
-  async function plan(message: Message, botId: string): Promise<Plan | undefined> {
+  /**
+   * Where this message would be answered, or undefined when it is not for the bot. `chained` is
+   * the reply-fallback conversation the message replies into, already looked up.
+   */
+  async function plan(
+    message: Message,
+    botId: string,
+    chained: ThreadRef | undefined,
+  ): Promise<Plan | undefined> {
     const mentioned = message.mentions.users.has(botId);
     const channel = message.channel;
     if (channel.type === ChannelType.DM || message.guildId === null) {
@@ -121,7 +147,6 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
     if (!channel.isTextBased()) return undefined;
     const channelName = ('name' in channel ? channel.name : undefined) ?? undefined;
     // A reply to the bot's answer continues that conversation, mention or not.
-    const chained = chainOf(message);
     if (chained) {
       const replyChannel = channel as ReplyChannel;
       return {
@@ -157,8 +182,8 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
   }
 
   /** Everything before the engine takes the message; returns the answer it started. */
-  async function prepare(message: Message, botId: string): Promise<Started> {
-    const where = await plan(message, botId);
+  async function prepare(message: Message, botId: string, chained?: ThreadRef): Promise<Started> {
+    const where = await plan(message, botId, chained);
     if (!where) return undefined;
     const question = readableContent(message, botId);
     // Empty and not addressed: an image-only message, or text Discord withheld (no Message
@@ -188,7 +213,7 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
         const content = 'Started over: your next message opens a new conversation.';
         if (replyTo) {
           const said = await replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY });
-          chains.remember(said.id, ref);
+          await link(said, ref);
         } else {
           await channel.send({ content, allowedMentions: NO_MENTIONS });
         }
@@ -223,7 +248,7 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       logger,
       inDm: ref.workspace === DM_WORKSPACE,
       // Replies to any part of a reply-fallback answer continue its conversation.
-      onPosted: replyTo ? (posted) => chains.remember(posted.id, ref) : undefined,
+      onPosted: replyTo ? (posted) => link(posted, ref) : undefined,
     });
     return { answered: conversation.handle(incoming, target) };
   }
@@ -240,9 +265,18 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
     if (channel.isThread() || channel.type === ChannelType.DM || message.guildId === null) {
       return arrival.run(message.channelId, () => prepare(message, botId));
     }
-    // Follow-ups of one reply-fallback conversation keep their order too.
-    const chained = chainOf(message);
-    if (chained) return arrival.run(threadKey(chained), () => prepare(message, botId));
-    return prepare(message, botId).then((started) => started?.answered);
+    if (message.reference?.messageId === undefined) {
+      return prepare(message, botId).then((started) => started?.answered);
+    }
+    // A reply may continue a reply-fallback conversation, whose follow-ups keep their order too.
+    // The link is read from the store, so the lookups of one channel run in arrival order; each
+    // then takes its place in its conversation's line before the next lookup is answered.
+    return replyLookups.run(message.channelId, async () => {
+      const chained = await chainOf(message);
+      const answered = chained
+        ? arrival.run(threadKey(chained), () => prepare(message, botId, chained))
+        : prepare(message, botId).then((started) => started?.answered);
+      return { answered };
+    });
   };
 }

@@ -37,8 +37,11 @@ export interface DiscordReplyOptions {
   channel: ReplyChannel;
   /** Answer as replies to this message (when no thread could be made). */
   replyTo?: Pick<Message, 'reply'>;
-  /** Told of every message the answer posts (so replies to it can be recognised). */
-  onPosted?: (message: Message) => void;
+  /**
+   * Told of every message the answer posts (so replies to it can be recognised); awaited before
+   * the answer goes on, so a reply to a message already finds it. Should not throw.
+   */
+  onPosted?: (message: Message) => void | Promise<void>;
   pace: ChannelPace;
   logger: Logger;
   /** A direct message: notices about setup name what works in DMs. */
@@ -87,7 +90,7 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
     const posted = await (options.replyTo
       ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY })
       : channel.send({ content, allowedMentions: NO_MENTIONS }));
-    options.onPosted?.(posted);
+    await options.onPosted?.(posted);
     return posted;
   }
 

@@ -1,5 +1,6 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
-// registry of data sources, event de-duplication and per-thread locks on one store.
+// registry of data sources, event de-duplication, per-thread locks and the message →
+// conversation links of reply chains on one store.
 //
 //   memory://                 this process only, gone on exit (tests, trials)
 //   sqlite://path             the embedded default; survives restarts; ONE process only
@@ -10,7 +11,7 @@ import { LocalDedup, RedisDedup } from './dedup.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
-import { KeyvBindingMap, KeyvSessionMap } from './maps.js';
+import { KeyvBindingMap, KeyvReplyLinkMap, KeyvSessionMap } from './maps.js';
 import { RedisThreadLocks } from './redis-locks.js';
 import { KeyvSourceIndex, KeyvSourceRegistry, RedisSourceIndex } from './sources.js';
 import type { StateStore } from './types.js';
@@ -22,8 +23,14 @@ export { maskUrl, storeKind } from './keyv.js';
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
 
+/** How long a reply link lasts unless StateOptions.replyLinkTtlMs says otherwise: 30 days. */
+export const DEFAULT_REPLY_LINK_TTL_MS = 30 * 24 * 60 * 60_000;
+
 export interface StateOptions {
-  /** Clock (ms since epoch): dedup expiry on memory and SQLite, session resetAt. Date.now. */
+  /**
+   * Clock (ms since epoch): dedup expiry on memory and SQLite, reply link expiry, session
+   * resetAt. Date.now.
+   */
   now?: () => number;
   logger?: Pick<Logger, 'warn'>;
   /**
@@ -38,6 +45,8 @@ export interface StateOptions {
    * since the engine's maxConcurrentStreams (200) is the bound on answers streaming at once.
    */
   maxConcurrent?: number;
+  /** How long a reply link (state.replyLinks) lasts after it was set. Default 30 days. */
+  replyLinkTtlMs?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
   /** Redis: how long the first connection may take before openState fails. Default 5 s. */
@@ -71,6 +80,11 @@ export async function openState(url: string, options: StateOptions = {}): Promis
   if (maxLockLifetimeMs < lockTtlMs) {
     throw new Error('state option maxLockLifetimeMs: must be at least lockTtlMs');
   }
+  const replyLinkTtlMs = positiveInteger(
+    'replyLinkTtlMs',
+    options.replyLinkTtlMs,
+    DEFAULT_REPLY_LINK_TTL_MS,
+  );
   const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
@@ -112,6 +126,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       sources,
       dedup,
       locks,
+      replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

@@ -1,6 +1,6 @@
-// thread → session and place → chatbot binding: plain keyv namespaces.
+// thread → session, place → chatbot binding and message → conversation: plain keyv namespaces.
 import type { Keyv } from 'keyv';
-import type { BindingMap, SessionMap, SessionRef } from './types.js';
+import type { BindingMap, LinkedThread, ReplyLinkMap, SessionMap, SessionRef } from './types.js';
 
 function checkKey(what: string, key: string): void {
   if (typeof key !== 'string' || key === '') {
@@ -67,5 +67,44 @@ export class KeyvBindingMap implements BindingMap {
   async delete(place: string): Promise<void> {
     checkKey('place', place);
     await this.space.delete(place);
+  }
+}
+
+/** A link as stored: the conversation, and when it stops counting (ms since epoch). */
+interface StoredLink extends LinkedThread {
+  expiresAt: number;
+}
+
+const LINK_FIELDS = ['platform', 'workspace', 'channel', 'thread'] as const;
+
+/**
+ * Expiry follows the injected clock (the stored deadline), so it means the same on every store
+ * and tests need not wait; keyv's own TTL, the same length, lets the store drop old rows.
+ */
+export class KeyvReplyLinkMap implements ReplyLinkMap {
+  constructor(
+    private readonly space: Keyv<StoredLink>,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(messageKey: string): Promise<LinkedThread | undefined> {
+    checkKey('messageKey', messageKey);
+    const stored = await this.space.get(messageKey);
+    if (!stored || !(stored.expiresAt > this.now())) return undefined;
+    const { platform, workspace, channel, thread } = stored;
+    return { platform, workspace, channel, thread };
+  }
+
+  async set(messageKey: string, thread: LinkedThread): Promise<void> {
+    checkKey('messageKey', messageKey);
+    for (const field of LINK_FIELDS) checkKey(`thread.${field}`, thread[field]);
+    const { platform, workspace, channel } = thread;
+    const expiresAt = this.now() + this.ttlMs;
+    await this.space.set(
+      messageKey,
+      { platform, workspace, channel, thread: thread.thread, expiresAt },
+      this.ttlMs,
+    );
   }
 }

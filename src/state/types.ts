@@ -62,6 +62,30 @@ export interface SourceRegistry {
   update(uuid: string, patch: Partial<Omit<SourceRecord, 'uuid' | 'chatbotUuid'>>): Promise<void>;
 }
 
+/**
+ * The conversation a platform message belongs to: the fields of the bridge's ThreadRef, kept
+ * as plain JSON here because src/state imports nothing above it.
+ */
+export interface LinkedThread {
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+}
+
+/**
+ * Platform message key ("discord:<message id>") → the conversation that message belongs to.
+ * Where a platform has no thread for a conversation (Discord's reply fallback), a reply to one
+ * of the bot's answers finds its conversation here, on any replica and after a restart. Links
+ * expire replyLinkTtlMs after they were set (30 days unless the store is opened otherwise).
+ */
+export interface ReplyLinkMap {
+  /** The linked conversation; undefined for an unknown or expired key. */
+  get(messageKey: string): Promise<LinkedThread | undefined>;
+  /** Links the message to the conversation (replacing any earlier link) for the TTL from now. */
+  set(messageKey: string, thread: LinkedThread): Promise<void>;
+}
+
 export interface Dedup {
   /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -82,5 +106,6 @@ export interface StateStore {
   readonly sources: SourceRegistry;
   readonly dedup: Dedup;
   readonly locks: ThreadLocks;
+  readonly replyLinks: ReplyLinkMap;
   close(): Promise<void>;
 }

@@ -1,8 +1,15 @@
 // When no thread can be made the bot answers as a reply; a Discord reply to that answer
-// continues the same conversation without a mention. Replies to anyone else do not.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ReplyChains } from '../../adapters/discord/reply-chains.js';
+// continues the same conversation without a mention. Replies to anyone else do not. Which
+// conversation an answer belongs to lives in the state store, so a restarted adapter (or
+// another replica) continues the chain too.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { replyLinkKey } from '../../adapters/discord/messages.js';
 import { threadKey } from '../../src/bridge/types.js';
+import { openState } from '../../src/state/index.js';
+import { FakeDiscord } from './fake/discord.js';
 import type { FakeMessage } from './fake/payloads.js';
 import { gate, startEngineRig } from './engine-rig.js';
 import { alice, otherBot, RecordingConversation, startRig, type Rig } from './helpers.js';
@@ -12,6 +19,9 @@ afterEach(async () => {
   await rig?.close();
   rig = undefined;
 });
+
+const dir = mkdtempSync(join(tmpdir(), 'chatbridge-discord-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Resolves with the bot's message in the channel that replies to `questionId` with this text. */
 function answerTo(rig: Rig, questionId: string, text: string): Promise<FakeMessage> {
@@ -99,18 +109,74 @@ describe('discord reply-fallback conversations', () => {
   });
 });
 
-describe('ReplyChains', () => {
-  it('forgets the least recently used answer beyond its limit', () => {
-    const chains = new ReplyChains(2);
-    const ref = (thread: string) => ({ platform: 'discord', workspace: 'g', channel: 'c', thread });
-    chains.remember('a', ref('1'));
-    chains.remember('b', ref('2'));
-    expect(chains.lookup('a')?.thread).toBe('1'); // a is now the most recent
-    chains.remember('c', ref('3'));
-    expect(chains.size).toBe(2);
-    expect(chains.lookup('b')).toBeUndefined();
-    expect(chains.lookup('a')?.thread).toBe('1');
-    expect(chains.lookup('c')?.thread).toBe('3');
-    expect(chains.lookup(undefined)).toBeUndefined();
+describe('discord reply-fallback conversations across restarts and replicas', () => {
+  it('a fresh adapter on the same store continues a chain the first one answered', async () => {
+    const url = `sqlite://${join(dir, 'restart.sqlite')}`;
+    const fake = await new FakeDiscord().start();
+    fake.threadFailure = 'forbidden';
+    const before = new RecordingConversation();
+    const first = await startRig(before, { fake, state: await openState(url) });
+    const started = before.done(() => true);
+    const asked = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> start`, {
+      mentions: [fake.bot],
+    });
+    const root = await started;
+    const [answer] = fake.botMessages(fake.textChannel.id);
+    expect(answer?.message_reference?.message_id).toBe(asked.id);
+    // The process goes away: adapter, conversation and store connection.
+    await first.adapter.stop();
+    await first.state.close();
+
+    const after = new RecordingConversation();
+    rig = await startRig(after, { fake, state: await openState(url) });
+    expect(await rig.state.replyLinks.get(replyLinkKey(answer!.id))).toEqual({
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.textChannel.id,
+      thread: asked.id,
+    });
+    const continued = after.done((m) => m.text === 'after the restart');
+    const followUp = fake.userMessage(fake.textChannel.id, alice, 'after the restart', {
+      replyTo: answer!.id,
+    });
+    expect(threadKey(await continued)).toBe(threadKey(root));
+    // Its answer is a reply to the follow-up, and is linked to the same conversation in turn.
+    const reply = fake
+      .botMessages(fake.textChannel.id)
+      .find((m) => m.message_reference?.message_id === followUp.id);
+    expect(reply).toBeDefined();
+    expect((await rig.state.replyLinks.get(replyLinkKey(reply!.id)))?.thread).toBe(asked.id);
+  });
+
+  it('hands replies of one chain to the engine in arrival order, even when a lookup is slow', async () => {
+    const conversation = new RecordingConversation();
+    rig = await startRig(conversation);
+    const { fake, adapter, state } = rig;
+    fake.threadFailure = 'forbidden';
+    let done = conversation.done(() => true);
+    fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> start`, {
+      mentions: [fake.bot],
+    });
+    await done;
+    const [answer] = fake.botMessages(fake.textChannel.id);
+
+    // The first reply's link lookup is held until the adapter has taken the second reply.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const get = state.replyLinks.get.bind(state.replyLinks);
+    let lookups = 0;
+    state.replyLinks.get = async (key) => {
+      if (++lookups === 1) await firstHeld;
+      return get(key);
+    };
+    adapter.discord.on('messageCreate', (message) => {
+      if (message.content === 'second') releaseFirst();
+    });
+    done = conversation.done((m) => m.text === 'second');
+    fake.userMessage(fake.textChannel.id, alice, 'first', { replyTo: answer!.id });
+    fake.userMessage(fake.textChannel.id, alice, 'second', { replyTo: answer!.id });
+    await done;
+    expect(conversation.handled.map((m) => m.text)).toEqual(['start', 'first', 'second']);
+    expect(lookups).toBe(2);
   });
 });

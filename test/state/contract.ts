@@ -161,6 +161,55 @@ export function stateContract(name: string, factory: StoreFactory): void {
       await expect(state.dedup.claim(unique('evt'), 0)).rejects.toThrow(/ttlMs/);
     });
 
+    it('links messages to conversations: set, get, replace; names bad input', async () => {
+      const state = await open();
+      const message = unique('discord:answer');
+      const thread = { platform: 'discord', workspace: 'G1', channel: 'C1', thread: 'M1' };
+      expect(await state.replyLinks.get(message)).toBeUndefined();
+      await state.replyLinks.set(message, thread);
+      expect(await state.replyLinks.get(message)).toEqual(thread);
+      await state.replyLinks.set(message, { ...thread, thread: 'M2' });
+      expect(await state.replyLinks.get(message)).toEqual({ ...thread, thread: 'M2' });
+      // Only the conversation is kept, whatever else the caller's object carries.
+      const other = unique('discord:answer');
+      await state.replyLinks.set(other, { ...thread, extra: 'x' } as typeof thread);
+      expect(await state.replyLinks.get(other)).toEqual(thread);
+      await expect(state.replyLinks.get('')).rejects.toThrow(/messageKey/);
+      await expect(state.replyLinks.set('', thread)).rejects.toThrow(/messageKey/);
+      await expect(state.replyLinks.set(message, { ...thread, channel: '' })).rejects.toThrow(
+        /thread\.channel/,
+      );
+    });
+
+    it('reply links expire replyLinkTtlMs after they were set, by the store clock', async () => {
+      let now = Date.parse('2025-03-04T05:06:07Z');
+      const state = await open({ now: () => now, replyLinkTtlMs: 60_000 });
+      const message = unique('discord:answer');
+      const thread = { platform: 'discord', workspace: 'G1', channel: 'C1', thread: 'M1' };
+      await state.replyLinks.set(message, thread);
+      now += 59_999;
+      expect(await state.replyLinks.get(message)).toEqual(thread);
+      now += 1;
+      expect(await state.replyLinks.get(message)).toBeUndefined();
+      // Setting it again starts a new term.
+      await state.replyLinks.set(message, thread);
+      now += 59_999;
+      expect(await state.replyLinks.get(message)).toEqual(thread);
+    });
+
+    it('reply links last 30 days unless told otherwise', async () => {
+      let now = Date.parse('2025-03-04T05:06:07Z');
+      const state = await open({ now: () => now });
+      const message = unique('discord:answer');
+      const thread = { platform: 'discord', workspace: 'G1', channel: 'C1', thread: 'M1' };
+      await state.replyLinks.set(message, thread);
+      now += 30 * 24 * 3_600_000 - 1;
+      expect(await state.replyLinks.get(message)).toEqual(thread);
+      now += 1;
+      expect(await state.replyLinks.get(message)).toBeUndefined();
+      await expect(open({ replyLinkTtlMs: 0 })).rejects.toThrow(/replyLinkTtlMs/);
+    });
+
     it('locks: 20 quick jobs on one thread run one at a time in call order', async () => {
       const state = await open();
       const thread = unique('thread');
@@ -243,7 +292,7 @@ export function stateContract(name: string, factory: StoreFactory): void {
     });
 
     it.runIf(factory.persistent)(
-      'keeps sessions, bindings and sources across a restart',
+      'keeps sessions, bindings, sources, dedup claims and reply links across a restart',
       async () => {
         const first = await factory.open();
         const thread = unique('slack:T:C:1');
@@ -263,6 +312,9 @@ export function stateContract(name: string, factory: StoreFactory): void {
         });
         const claimed = unique('evt');
         expect(await first.dedup.claim(claimed, 60_000)).toBe(true);
+        const answer = unique('discord:answer');
+        const linked = { platform: 'discord', workspace: 'G', channel: 'C', thread: thread };
+        await first.replyLinks.set(answer, linked);
         await first.close();
 
         const second = await open();
@@ -275,6 +327,7 @@ export function stateContract(name: string, factory: StoreFactory): void {
         expect(await second.bindings.get(`place-${bot}`)).toBe(bot);
         expect((await second.sources.list(bot)).map((s) => s.title)).toEqual(['Doc']);
         expect(await second.dedup.claim(claimed, 60_000)).toBe(false);
+        expect(await second.replyLinks.get(answer)).toEqual(linked);
       },
     );
 

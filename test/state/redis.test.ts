@@ -104,6 +104,35 @@ describe.skipIf(!hasRedisServer)('redis store', () => {
     expect(await state.dedup.claim(key, 150)).toBe(true);
   });
 
+  it('reply links: a link one replica writes, another reads', async () => {
+    const prefix = unique('links');
+    const [a, b] = [await open({ keyPrefix: prefix }), await open({ keyPrefix: prefix })];
+    const message = unique('discord:answer');
+    const thread = { platform: 'discord', workspace: 'G', channel: 'C', thread: 'M' };
+    expect(await b.replyLinks.get(message)).toBeUndefined();
+    await a.replyLinks.set(message, thread);
+    expect(await b.replyLinks.get(message)).toEqual(thread);
+  });
+
+  it('reply links: Redis drops the row itself once the TTL passed (Redis time)', async () => {
+    const prefix = unique('linkttl');
+    const state = await open({ keyPrefix: prefix, replyLinkTtlMs: 150 });
+    const message = unique('discord:answer');
+    await state.replyLinks.set(message, {
+      platform: 'discord',
+      workspace: 'G',
+      channel: 'C',
+      thread: 'M',
+    });
+    const rows = () => redis().keys(`${prefix}.reply-links*${message}`);
+    const [row] = await rows();
+    expect(row).toBeDefined();
+    expect(await redis().pTTL(row!)).toBeGreaterThan(0);
+    // A real-time expiry: polled with a bound, not slept on.
+    await until('the link row to expire', async () => (await rows()).length === 0);
+    expect(await state.replyLinks.get(message)).toBeUndefined();
+  });
+
   it('locks: two replicas, 20 jobs on one thread submitted alternately: in order, never overlapping', async () => {
     const prefix = unique('fifo');
     const [a, b] = [await open({ keyPrefix: prefix }), await open({ keyPrefix: prefix })];

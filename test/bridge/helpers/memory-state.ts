@@ -1,6 +1,7 @@
 // A minimal in-memory StateStore for engine tests: maps, and per-thread FIFO locks as promise
 // chains (the real stores are tested in test/state).
 import type {
+  LinkedThread,
   SessionRef,
   SourceRecord,
   StateStore,
@@ -35,6 +36,7 @@ export function memoryState() {
   const sessions = new Map<string, SessionRef>();
   const bindings = new Map<string, string>();
   const sources = new Map<string, SourceRecord>();
+  const replyLinks = new Map<string, LinkedThread>();
   const locks = new ChainLocks();
   const state: StateStore = {
     sessions: {
@@ -62,6 +64,10 @@ export function memoryState() {
     },
     dedup: { claim: async () => true },
     locks,
+    replyLinks: {
+      get: async (k) => replyLinks.get(k),
+      set: async (k, v) => void replyLinks.set(k, v),
+    },
     close: async () => {},
   };
   return { state, sessions, bindings, sources, locks };
