@@ -129,3 +129,46 @@ describe('engine against the local service', () => {
     });
   });
 });
+
+describe('many threads at once, over the real client', () => {
+  it('streams every answer at the same time: none waits for another to finish', async () => {
+    // More threads than the client keeps pooled connections for ordinary calls (16).
+    const threads = 24;
+    let started = 0;
+    let releaseAll!: () => void;
+    const allStarted = new Promise<void>((resolve) => (releaseAll = resolve));
+    // Every answer stops after its first piece until all of them have sent one.
+    const busy = await startLocalService({
+      apiKeys: ['busy-key'],
+      pacer: async (index) => {
+        if (index !== 1) return;
+        if (++started === threads) releaseAll();
+        await allStarted;
+      },
+    });
+    const busyClient = createServiceClient({ baseUrl: busy.url, apiKey: 'busy-key' });
+    const busyState = await openState('memory://');
+    try {
+      const bot = await busyClient.createChatbot({ name: 'Busy bot', rate_limit: [100, 360] });
+      await busyClient.addQaSource(bot.uuid, {
+        question: 'What is the refund period?',
+        answer: 'Refunds are accepted within 30 days of purchase.',
+      });
+      await busy.drain();
+      await busyState.bindings.set('console:local', bot.uuid);
+      const busyConversation = createConversation({ client: busyClient, state: busyState });
+      const targets = Array.from({ length: threads }, () => target());
+      await Promise.all(
+        targets.map((t, i) =>
+          busyConversation.handle(ask('What is the refund period?', `busy-${i}`), t),
+        ),
+      );
+      expect(started).toBe(threads);
+      for (const t of targets) expect(t.lastFinal!.text).toContain('30 days');
+    } finally {
+      await busyClient.close();
+      await busyState.close();
+      await busy.close();
+    }
+  });
+});
