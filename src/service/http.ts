@@ -1,6 +1,7 @@
-// One HTTP exchange with the service through undici: builds the URL and headers, sends,
-// and returns the status with the body as a TextBody. Transport failures become ServiceErrors
-// that carry the method and path only (never the key or the full URL).
+// One HTTP exchange with the service: builds the URL and headers, sends, and returns the status
+// with the body as a TextBody. Ordinary calls go through undici; answer streams through the
+// stream pool in h1/ (see docs/architecture.md). Transport failures become ServiceErrors that
+// carry the method and path only (never the key or the full URL).
 import { Agent, type Dispatcher, type FormData } from 'undici';
 import type { ServiceTimeouts } from './api.js';
 import { ServiceError } from './errors.js';

@@ -31,8 +31,6 @@ export class Connection {
   private owner: ConnectionOwner | undefined;
   private failure: Error | undefined;
   private isClosed = false;
-  /** Requests this connection has carried; above 0 it came from the idle pool. */
-  uses = 0;
 
   private constructor(readonly socket: Socket) {}
 

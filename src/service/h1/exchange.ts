@@ -78,7 +78,6 @@ export class Exchange implements ConnectionOwner {
       return;
     }
     this.connection.adopt(this);
-    this.connection.uses++;
     this.connection.socket.ref();
     this.connection.socket.write(serializeRequest(request, host));
   }
