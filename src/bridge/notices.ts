@@ -18,6 +18,7 @@ const TEXTS = {
   gone: 'The chatbot bound here no longer exists. An admin can bind another with `chatbot use <name>`.',
   refused: 'The chatbot service refused this message.',
   empty: 'The chatbot sent no answer.',
+  incomplete: 'The rest of this answer could not be posted.',
   error: 'Something went wrong while answering. Please try again.',
 } as const;
 
@@ -68,4 +69,15 @@ export function inBandErrorNotice(errorMessage: string): Notice {
 
 export function emptyAnswerNotice(): Notice {
   return { kind: 'error', text: TEXTS.empty };
+}
+
+/**
+ * The notice of an answer only partly on screen because the chat surface refused a message it
+ * needed. The answer's own notice, if any, is kept in front: a message carries only one.
+ */
+export function incompleteNotice(notice?: Notice): Notice {
+  if (!notice) return { kind: 'incomplete', text: TEXTS.incomplete };
+  const own = notice.text.trim();
+  const joiner = own === '' ? '' : /[.!?…]$/.test(own) ? ' ' : '. ';
+  return { kind: 'incomplete', text: `${own}${joiner}${TEXTS.incomplete}` };
 }

@@ -3,28 +3,17 @@
 // (latest text wins, one call in flight per message, none when nothing changed). A
 // self-scheduling timer drives it; nothing polls. Text beyond limits.maxChars continues in a
 // new message cut at a natural boundary, and a message about to reach limits.maxMessageAgeMs
-// is finished early ("sealed") and the answer continues in a new one. finish() lays the final
-// text out over the messages and finishes every one of them, whatever happened before.
+// is finished early ("sealed") and the answer continues in a new one. finish() hands the
+// messages to finishAnswer (finish.ts), which finishes every one of them, whatever happened.
 import type { Logger } from '../log.js';
 import type { Clock, TimerHandle } from './clock.js';
-import { callWithRetry } from './final-calls.js';
 import { scanFences } from './fences.js';
-import { CONTINUATION_MARKER, planFinal } from './final-layout.js';
+import { finishAnswer, finishMessage, type FinalAnswer, type FinishContext } from './finish.js';
 import { safeMarkdownParts } from './safe-markdown.js';
 import { closeSuffix, nextCut, reopenPrefix } from './split.js';
-import {
-  SurfaceRateLimitError,
-  type Notice,
-  type ReplyMessage,
-  type ReplyTarget,
-  type Source,
-} from './types.js';
+import { SurfaceRateLimitError, type ReplyMessage, type ReplyTarget } from './types.js';
 
-export interface FinalAnswer {
-  text: string;
-  sources: Source[];
-  notice?: Notice;
-}
+export type { FinalAnswer } from './finish.js';
 
 export interface RendererOptions {
   clock: Clock;
@@ -121,32 +110,14 @@ export class Renderer {
     await Promise.all(this.slots.map((s) => s.inFlight));
     await Promise.all(this.seals);
     const sealed = this.slots.filter((s) => s.sealed);
-    // Messages on screen and not finished yet, in order. A slot that never opened (given up on
-    // after failures) is skipped: final texts go to the messages that exist, new ones are
-    // opened only for text beyond them.
-    const opened = this.slots.flatMap((s) => (!s.sealed && s.handle ? [s.handle] : []));
     const lastSealed = sealed[sealed.length - 1];
-    const { texts } = planFinal(answer.text, this.budget, {
+    // A slot that never opened (given up on after failures) is skipped: final texts go to the
+    // messages that exist, new ones are opened only for text beyond them.
+    await finishAnswer(this.finishContext(), answer, {
+      open: this.slots.flatMap((s) => (!s.sealed && s.handle ? [s.handle] : [])),
+      sealedCount: sealed.length,
       sealedText: lastSealed ? this.display.slice(0, lastSealed.end) : undefined,
-      openCount: opened.length,
-      lastReserve: answer.notice ? answer.notice.text.length + 4 : 0,
-      needsOne: sealed.length === 0 || answer.notice !== undefined || answer.sources.length > 0,
     });
-    for (const [i, text] of texts.entries()) {
-      const last = i === texts.length - 1;
-      const handle =
-        opened[i] ?? (await this.openFinal(text || answer.notice?.text || CONTINUATION_MARKER));
-      if (!handle) continue;
-      await this.finishMessage(handle, {
-        text,
-        sources: last ? answer.sources : [],
-        ...(last && answer.notice ? { notice: answer.notice } : {}),
-      });
-    }
-    // planFinal gives each open message a text; should it ever not, none is left unfinished.
-    for (const handle of opened.slice(texts.length)) {
-      await this.finishMessage(handle, { text: CONTINUATION_MARKER, sources: [] });
-    }
   }
 
   // ---- live updates ----
@@ -313,7 +284,7 @@ export class Renderer {
     this.seals.push(
       (async () => {
         await slot.inFlight;
-        await this.finishMessage(handle, { text: slot.wanted, sources: [] });
+        await finishMessage(this.finishContext(), handle, { text: slot.wanted, sources: [] });
         slot.sealed = true;
         this.refreshWorking();
       })(),
@@ -340,14 +311,8 @@ export class Renderer {
     }
   }
 
-  // ---- final calls ----
-
-  private async openFinal(text: string): Promise<ReplyMessage | undefined> {
-    return callWithRetry(this.clock, this.log, 'open reply', () => this.target.openMessage(text));
-  }
-
-  private async finishMessage(handle: ReplyMessage, content: FinalAnswer): Promise<void> {
-    await callWithRetry(this.clock, this.log, 'finish reply', () => handle.finish(content));
+  private finishContext(): FinishContext {
+    return { target: this.target, clock: this.clock, log: this.log, budget: this.budget };
   }
 
   private cancelTimer(): void {

@@ -47,8 +47,15 @@ export interface Source {
   fileName?: string;
 }
 
+/** `incomplete`: the surface refused a message the answer needed; what it shows is partial. */
 export type NoticeKind =
-  'unavailable' | 'timeout' | 'rate_limited' | 'cut_off' | 'not_configured' | 'error';
+  | 'unavailable'
+  | 'timeout'
+  | 'rate_limited'
+  | 'cut_off'
+  | 'not_configured'
+  | 'error'
+  | 'incomplete';
 
 /** A short, final word to the user about something that went wrong. */
 export interface Notice {

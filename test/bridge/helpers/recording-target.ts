@@ -43,7 +43,7 @@ export class RecordingTarget implements ReplyTarget {
   readonly messages: RecordedMessage[] = [];
   /** How long each update (and open) takes, in fake ms. */
   callDelayMs = 0;
-  private readonly failures: Array<{ kind: CallKind; error: Error }> = [];
+  private readonly failures: Array<{ kind: CallKind; error: Error; skip: number }> = [];
 
   constructor(
     readonly limits: SurfaceLimits,
@@ -54,9 +54,12 @@ export class RecordingTarget implements ReplyTarget {
       push(...calls.map((c) => ({ ...c, seq: sequence++ })));
   }
 
-  /** The next call of this kind throws `error` (queued in order). */
-  failNext(kind: CallKind, error: Error): void {
-    this.failures.push({ kind, error });
+  /**
+   * The next call of this kind throws `error` (queued in order); with `skip`, that many calls of
+   * the kind succeed first.
+   */
+  failNext(kind: CallKind, error: Error, skip = 0): void {
+    this.failures.push({ kind, error, skip });
   }
 
   async showWorking(): Promise<void> {
@@ -137,7 +140,12 @@ export class RecordingTarget implements ReplyTarget {
 
   private takeFailure(kind: CallKind): Error | undefined {
     const i = this.failures.findIndex((f) => f.kind === kind);
-    if (i === -1) return undefined;
+    const failure = this.failures[i];
+    if (!failure) return undefined;
+    if (failure.skip > 0) {
+      failure.skip -= 1;
+      return undefined;
+    }
     return this.failures.splice(i, 1)[0]!.error;
   }
 
