@@ -19,6 +19,9 @@ const wholeNumber = (name: string, min: number, max: number) =>
     })
     .transform((v) => (v === undefined ? undefined : Number(v)));
 
+/** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
+const LLM_TIMEOUT_MAX_MS = 3_600_000;
+
 const schema = z
   .object({
     CHATBRIDGE_SERVICE_URL: httpUrl('CHATBRIDGE_SERVICE_URL'),
@@ -34,6 +37,9 @@ const schema = z
     CHATBRIDGE_MAX_UPLOAD_BYTES: wholeNumber('CHATBRIDGE_MAX_UPLOAD_BYTES', 1, 100_000_000),
     LLM_URL: httpUrl('LLM_URL'),
     LLM_MODEL: optionalText,
+    LLM_API_KEY: optionalText,
+    LLM_FIRST_BYTE_TIMEOUT_MS: wholeNumber('LLM_FIRST_BYTE_TIMEOUT_MS', 1, LLM_TIMEOUT_MAX_MS),
+    LLM_IDLE_TIMEOUT_MS: wholeNumber('LLM_IDLE_TIMEOUT_MS', 1, LLM_TIMEOUT_MAX_MS),
     LOG_LEVEL: optionalText.refine(
       (v) =>
         v === undefined ||
@@ -68,7 +74,14 @@ export interface BridgeConfig {
   admins: string[];
   streamDelayMs: number;
   maxUploadBytes: number;
-  llm?: { url: string; model: string };
+  /** The embedded service's language model; timeouts left undefined keep its defaults. */
+  llm?: {
+    url: string;
+    model: string;
+    apiKey?: string;
+    firstByteTimeoutMs?: number;
+    idleTimeoutMs?: number;
+  };
   logLevel: string;
 }
 
@@ -101,7 +114,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
       .filter(Boolean),
     streamDelayMs: e.CHATBRIDGE_STREAM_DELAY_MS ?? 15,
     maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES ?? 10_000_000,
-    llm: e.LLM_URL ? { url: e.LLM_URL, model: e.LLM_MODEL ?? 'gpt-4o-mini' } : undefined,
+    llm: e.LLM_URL
+      ? {
+          url: e.LLM_URL,
+          model: e.LLM_MODEL ?? 'gpt-4o-mini',
+          apiKey: e.LLM_API_KEY,
+          firstByteTimeoutMs: e.LLM_FIRST_BYTE_TIMEOUT_MS,
+          idleTimeoutMs: e.LLM_IDLE_TIMEOUT_MS,
+        }
+      : undefined,
     logLevel: e.LOG_LEVEL ?? 'info',
   };
 }

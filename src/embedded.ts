@@ -41,14 +41,20 @@ export interface EmbeddedService {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedService(config: BridgeConfig): Promise<EmbeddedService> {
+/** `logger` receives the service's own warnings (a failing language model, …); default silent. */
+export async function startEmbeddedService(
+  config: BridgeConfig,
+  logger?: Logger,
+): Promise<EmbeddedService> {
   const apiKey = await embeddedKey(config.dataDir);
   const service = await startLocalService({
     port: 0,
     apiKeys: [apiKey],
     storeUrl: `sqlite://${config.dataDir}/local-service.sqlite`,
     streamDelayMs: config.streamDelayMs,
-    llm: config.llm ? { ...config.llm, apiKey: process.env.LLM_API_KEY } : undefined,
+    // url, model, key and the first-byte and idle timeouts, all from the environment.
+    llm: config.llm,
+    logger,
   });
   return { url: service.url, apiKey, close: () => service.close() };
 }

@@ -26,7 +26,9 @@ export async function start(io: StartIo): Promise<void> {
 
   const state = await openState(config.storeUrl, { logger });
   let embedded: EmbeddedService | undefined;
-  if (!config.service) embedded = await startEmbeddedService(config);
+  if (!config.service) {
+    embedded = await startEmbeddedService(config, logger.child({ component: 'local-service' }));
+  }
   const client = createServiceClient({
     baseUrl: config.service?.url ?? embedded!.url,
     apiKey: config.service?.apiKey ?? embedded!.apiKey,

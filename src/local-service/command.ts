@@ -16,6 +16,9 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --stream-delay-ms N      pause between streamed pieces (default 0)             CHATBRIDGE_SERVICE_STREAM_DELAY_MS
   --llm-url URL            OpenAI-compatible endpoint that writes answers        CHATBRIDGE_SERVICE_LLM_URL (key: LLM_API_KEY)
   --llm-model NAME         model for --llm-url                                   CHATBRIDGE_SERVICE_LLM_MODEL
+  --llm-first-byte-timeout-ms N
+                           longest wait for the first event (default 30000)      CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS
+  --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
   --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
   --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
   --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
@@ -30,6 +33,8 @@ const FLAGS = {
   'stream-delay-ms': { type: 'string' },
   'llm-url': { type: 'string' },
   'llm-model': { type: 'string' },
+  'llm-first-byte-timeout-ms': { type: 'string' },
+  'llm-idle-timeout-ms': { type: 'string' },
   'refuse-private-urls': { type: 'boolean' },
   'max-upload-bytes': { type: 'string' },
   'fault-first-byte-delay-ms': { type: 'string' },
@@ -40,9 +45,13 @@ const FLAGS = {
 
 class UsageError extends Error {}
 
+/** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
+const LLM_TIMEOUT_MAX_MS = 3_600_000;
+
 function wholeNumber(value: string | undefined, name: string, min: number, max: number) {
   if (value === undefined || value.trim() === '') return undefined;
-  const n = Number(value);
+  // Digits only: Number() alone would take "1e3", "0x10" or "1.0".
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new UsageError(`${name}: must be a whole number from ${min} to ${max}`);
   }
@@ -64,6 +73,14 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
     const value = values[flag];
     return typeof value === 'string' ? value : env[envName];
   };
+  /** A numeric option; an error names where the value came from, the flag or the variable. */
+  const numberOption = (flag: keyof typeof FLAGS, envName: string, min: number, max: number) =>
+    wholeNumber(
+      pick(flag, envName),
+      typeof values[flag] === 'string' ? `--${flag}` : envName,
+      min,
+      max,
+    );
   const keys = values['api-key'] ?? (env.CHATBRIDGE_SERVICE_API_KEYS ?? '').split(',');
   const apiKeys = keys.map((k) => k.trim()).filter((k) => k !== '');
   if (apiKeys.length === 0) {
@@ -77,51 +94,60 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
   if (llmUrl !== undefined && llmModel === undefined) {
     throw new UsageError('--llm-model: is required with --llm-url');
   }
+  // Checked even without --llm-url, so a typo is not silently ignored.
+  const firstByteTimeoutMs = numberOption(
+    'llm-first-byte-timeout-ms',
+    'CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS',
+    1,
+    LLM_TIMEOUT_MAX_MS,
+  );
+  const idleTimeoutMs = numberOption(
+    'llm-idle-timeout-ms',
+    'CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS',
+    1,
+    LLM_TIMEOUT_MAX_MS,
+  );
   const faults: FaultOptions = {
-    firstByteDelayMs: wholeNumber(
-      pick('fault-first-byte-delay-ms', 'CHATBRIDGE_SERVICE_FAULT_FIRST_BYTE_DELAY_MS'),
-      '--fault-first-byte-delay-ms',
+    firstByteDelayMs: numberOption(
+      'fault-first-byte-delay-ms',
+      'CHATBRIDGE_SERVICE_FAULT_FIRST_BYTE_DELAY_MS',
       0,
       600_000,
     ),
-    failStatus: wholeNumber(
-      pick('fault-status', 'CHATBRIDGE_SERVICE_FAULT_STATUS'),
-      '--fault-status',
-      400,
-      599,
-    ),
-    cutAfterPieces: wholeNumber(
-      pick('fault-cut-after', 'CHATBRIDGE_SERVICE_FAULT_CUT_AFTER'),
-      '--fault-cut-after',
+    failStatus: numberOption('fault-status', 'CHATBRIDGE_SERVICE_FAULT_STATUS', 400, 599),
+    cutAfterPieces: numberOption(
+      'fault-cut-after',
+      'CHATBRIDGE_SERVICE_FAULT_CUT_AFTER',
       0,
       1_000_000,
     ),
   };
   return {
     apiKeys,
-    port: wholeNumber(pick('port', 'CHATBRIDGE_SERVICE_PORT'), '--port', 0, 65535) ?? 8787,
+    port: numberOption('port', 'CHATBRIDGE_SERVICE_PORT', 0, 65535) ?? 8787,
     host: pick('host', 'CHATBRIDGE_SERVICE_HOST') ?? '127.0.0.1',
     storeUrl:
       pick('store', 'CHATBRIDGE_SERVICE_STORE') ??
       `sqlite://${resolve(dataDir, 'local-service.sqlite')}`,
-    streamDelayMs: wholeNumber(
-      pick('stream-delay-ms', 'CHATBRIDGE_SERVICE_STREAM_DELAY_MS'),
-      '--stream-delay-ms',
-      0,
-      60_000,
-    ),
+    streamDelayMs: numberOption('stream-delay-ms', 'CHATBRIDGE_SERVICE_STREAM_DELAY_MS', 0, 60_000),
     refusePrivateUrls:
       values['refuse-private-urls'] ?? truthy(env.CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS),
-    maxUploadBytes: wholeNumber(
-      pick('max-upload-bytes', 'CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES'),
-      '--max-upload-bytes',
+    maxUploadBytes: numberOption(
+      'max-upload-bytes',
+      'CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES',
       1,
       2 ** 31,
     ),
     llm:
       llmUrl === undefined
         ? undefined
-        : { url: llmUrl, model: llmModel as string, apiKey: env.LLM_API_KEY },
+        : {
+            url: llmUrl,
+            model: llmModel as string,
+            apiKey: env.LLM_API_KEY,
+            firstByteTimeoutMs,
+            idleTimeoutMs,
+          },
     faults,
   };
 }

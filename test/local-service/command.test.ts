@@ -4,7 +4,14 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { runServiceCommand, serviceOptionsFrom } from '../../src/local-service/index.js';
+import { createLogger } from '../../src/log.js';
+import {
+  runServiceCommand,
+  serviceOptionsFrom,
+  startLocalService,
+} from '../../src/local-service/index.js';
+import { createServiceClient, isServiceError } from '../../src/service/index.js';
+import { startSilentLlm } from './silent-llm.js';
 
 describe('service options', () => {
   it('reads flags, with repeated keys, over the environment', () => {
@@ -29,6 +36,10 @@ describe('service options', () => {
         'http://127.0.0.1:11434/v1',
         '--llm-model',
         'llama3',
+        '--llm-first-byte-timeout-ms',
+        '2500',
+        '--llm-idle-timeout-ms',
+        '45000',
         '--fault-status',
         '503',
         '--fault-cut-after',
@@ -38,6 +49,7 @@ describe('service options', () => {
         CHATBRIDGE_SERVICE_PORT: '1234',
         CHATBRIDGE_SERVICE_API_KEYS: 'env-key',
         LLM_API_KEY: 'sk-llm',
+        CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS: '1',
       },
     );
     expect(options).toMatchObject({
@@ -48,7 +60,13 @@ describe('service options', () => {
       streamDelayMs: 25,
       refusePrivateUrls: true,
       maxUploadBytes: 2048,
-      llm: { url: 'http://127.0.0.1:11434/v1', model: 'llama3', apiKey: 'sk-llm' },
+      llm: {
+        url: 'http://127.0.0.1:11434/v1',
+        model: 'llama3',
+        apiKey: 'sk-llm',
+        firstByteTimeoutMs: 2500,
+        idleTimeoutMs: 45_000,
+      },
       faults: { failStatus: 503, cutAfterPieces: 4 },
     });
   });
@@ -73,6 +91,25 @@ describe('service options', () => {
     expect(defaults.llm).toBeUndefined();
   });
 
+  it('reads the model timeouts from the environment, and leaves them unset by default', () => {
+    const base = { CHATBRIDGE_SERVICE_API_KEYS: 'k', CHATBRIDGE_SERVICE_LLM_URL: 'http://x/v1' };
+    const fromEnv = serviceOptionsFrom([], {
+      ...base,
+      CHATBRIDGE_SERVICE_LLM_MODEL: 'm',
+      CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS: '1200',
+      CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS: '3600000',
+    });
+    expect(fromEnv.llm).toMatchObject({ firstByteTimeoutMs: 1200, idleTimeoutMs: 3_600_000 });
+    const unset = serviceOptionsFrom(['--llm-model', 'm'], base);
+    expect(unset.llm).toEqual({
+      url: 'http://x/v1',
+      model: 'm',
+      apiKey: undefined,
+      firstByteTimeoutMs: undefined,
+      idleTimeoutMs: undefined,
+    });
+  });
+
   it.each([
     [[], /--api-key/],
     [['--api-key', 'k', '--port', '70000'], /--port: must be a whole number from 0 to 65535/],
@@ -80,6 +117,12 @@ describe('service options', () => {
     [['--api-key', 'k', '--llm-url', 'http://x'], /--llm-model/],
     [['--api-key', 'k', '--fault-status', '200'], /--fault-status/],
     [['--api-key', 'k', '--bogus'], /bogus/],
+    ...['0', '-5', 'abc', '1.5', '1e3', '3600001'].flatMap((bad) =>
+      ['--llm-first-byte-timeout-ms', '--llm-idle-timeout-ms'].map((flag): [string[], RegExp] => [
+        ['--api-key', 'k', '--llm-url', 'http://x/v1', '--llm-model', 'm', `${flag}=${bad}`],
+        new RegExp(`${flag}: must be a whole number from 1 to 3600000`),
+      ]),
+    ),
   ])('refuses %j', async (argv, message) => {
     const errors: string[] = [];
     const code = await runServiceCommand(
@@ -89,6 +132,64 @@ describe('service options', () => {
     );
     expect(code).toBe(2);
     expect(errors.join('\n')).toMatch(message);
+  });
+
+  it.each([
+    ['CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS', '0'],
+    ['CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS', '1.5'],
+    ['CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS', '-5'],
+    ['CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS', 'abc'],
+    ['CHATBRIDGE_SERVICE_PORT', '0x10'],
+  ])('refuses %s=%s naming the variable it came from', async (name, bad) => {
+    const errors: string[] = [];
+    const code = await runServiceCommand(
+      ['--llm-url', 'http://x/v1', '--llm-model', 'm'],
+      { CHATBRIDGE_SERVICE_API_KEYS: 'k', [name]: bad },
+      { err: (line) => errors.push(line), out: () => undefined },
+    );
+    expect(code).toBe(2);
+    expect(errors[0]).toMatch(new RegExp(`^chatbridge service: ${name}: must be a whole number`));
+  });
+});
+
+describe('--llm-first-byte-timeout-ms', () => {
+  it('ends the wait for a model that never answers at the configured time', async () => {
+    const llm = await startSilentLlm();
+    const options = serviceOptionsFrom(
+      [
+        '--port=0',
+        '--api-key=k-timeout-0123',
+        '--store=memory://',
+        `--llm-url=${llm.url}`,
+        '--llm-model=silent-model',
+        '--llm-first-byte-timeout-ms=150',
+      ],
+      {},
+    );
+    // What runServiceCommand does, with the log lines kept to be read.
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
+    const service = await startLocalService({ ...options, logger });
+    const client = createServiceClient({
+      baseUrl: service.url,
+      apiKey: 'k-timeout-0123',
+      maxRetries: 0,
+    });
+    try {
+      const chatbot = await client.createChatbot({ name: 'Timeouts' });
+      await client.addQaSource(chatbot.uuid, { question: 'Sky?', answer: 'The sky is blue.' });
+      const session = await client.createSession(chatbot.uuid);
+      const answer = client.streamMessage(session.uuid, { query: 'What colour is the sky?' });
+      await llm.asked;
+      // The default (30 s) would outlast the test's own timeout: only the configured one ends it.
+      await expect(answer).rejects.toSatisfy((e) => isServiceError(e) && e.status === 502);
+      await llm.abandoned;
+      expect(lines.join('')).toContain('language model sent nothing within 150 ms');
+    } finally {
+      await client.close();
+      await service.close();
+      await llm.close();
+    }
   });
 });
 

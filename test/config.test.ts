@@ -1,0 +1,123 @@
+// chatbridge's environment settings: the language model of the embedded service and its
+// timeouts, parsed, refused with the variable's name, and used by the running service.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { startEmbeddedService } from '../src/embedded.js';
+import { createLogger } from '../src/log.js';
+import { createServiceClient, isServiceError } from '../src/service/index.js';
+import { startSilentLlm } from './local-service/silent-llm.js';
+
+const LLM = { LLM_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' };
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('language model settings', () => {
+  it('has no model, and so no timeouts, unless LLM_URL is set', () => {
+    expect(loadConfig({}).llm).toBeUndefined();
+    expect(loadConfig({ LLM_FIRST_BYTE_TIMEOUT_MS: '500' }).llm).toBeUndefined();
+  });
+
+  it('reads the address, model, key and both timeouts', () => {
+    const config = loadConfig({
+      ...LLM,
+      LLM_API_KEY: 'sk-config-test-0123',
+      LLM_FIRST_BYTE_TIMEOUT_MS: '1500',
+      LLM_IDLE_TIMEOUT_MS: ' 90000 ',
+    });
+    expect(config.llm).toEqual({
+      url: LLM.LLM_URL,
+      model: 'llama3',
+      apiKey: 'sk-config-test-0123',
+      firstByteTimeoutMs: 1500,
+      idleTimeoutMs: 90_000,
+    });
+  });
+
+  it('leaves unset (or empty) timeouts to the service defaults, and the model to gpt-4o-mini', () => {
+    const config = loadConfig({ LLM_URL: LLM.LLM_URL, LLM_IDLE_TIMEOUT_MS: '' });
+    expect(config.llm).toEqual({
+      url: LLM.LLM_URL,
+      model: 'gpt-4o-mini',
+      apiKey: undefined,
+      firstByteTimeoutMs: undefined,
+      idleTimeoutMs: undefined,
+    });
+  });
+
+  it.each(['LLM_FIRST_BYTE_TIMEOUT_MS', 'LLM_IDLE_TIMEOUT_MS'])(
+    'refuses a %s that is not a positive whole number of milliseconds',
+    (name) => {
+      for (const bad of ['0', '-5', 'abc', '1.5', '1e3', '3600001']) {
+        expect(problemsOf({ ...LLM, [name]: bad }), `${name}=${bad}`).toEqual([
+          `${name} must be a whole number from 1 to 3600000`,
+        ]);
+      }
+      // Even without LLM_URL: a mistake is reported, not silently ignored.
+      expect(problemsOf({ [name]: 'abc' })).toEqual([
+        `${name} must be a whole number from 1 to 3600000`,
+      ]);
+    },
+  );
+
+  it('names every bad timeout at once', () => {
+    expect(
+      problemsOf({ ...LLM, LLM_FIRST_BYTE_TIMEOUT_MS: '0', LLM_IDLE_TIMEOUT_MS: 'soon' }),
+    ).toEqual([
+      'LLM_FIRST_BYTE_TIMEOUT_MS must be a whole number from 1 to 3600000',
+      'LLM_IDLE_TIMEOUT_MS must be a whole number from 1 to 3600000',
+    ]);
+  });
+});
+
+describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
+  it('gives up on a model that never answers once the configured time has passed', async () => {
+    const llm = await startSilentLlm();
+    const dataDir = await mkdtemp(join(tmpdir(), 'chatbridge-config-'));
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
+    const config = loadConfig({
+      CHATBRIDGE_DATA_DIR: dataDir,
+      CHATBRIDGE_STREAM_DELAY_MS: '0',
+      LLM_URL: llm.url,
+      LLM_MODEL: 'silent-model',
+      LLM_FIRST_BYTE_TIMEOUT_MS: '150',
+    });
+    const embedded = await startEmbeddedService(config, logger);
+    const client = createServiceClient({
+      baseUrl: embedded.url,
+      apiKey: embedded.apiKey,
+      maxRetries: 0,
+    });
+    try {
+      const chatbot = await client.createChatbot({ name: 'Timeouts' });
+      await client.addQaSource(chatbot.uuid, {
+        question: 'What colour is the sky?',
+        answer: 'The sky is blue.',
+      });
+      const session = await client.createSession(chatbot.uuid);
+      const answer = client.streamMessage(session.uuid, { query: 'What colour is the sky?' });
+      await llm.asked;
+      // The default (30 s) would outlast the test's own timeout: only the configured one ends it.
+      await expect(answer).rejects.toSatisfy((e) => isServiceError(e) && e.status === 502);
+      await llm.abandoned;
+      expect(lines.join('')).toContain('language model sent nothing within 150 ms');
+      expect(await client.listMessages(session.uuid)).toEqual([]);
+    } finally {
+      await client.close();
+      await embedded.close();
+      await llm.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
