@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { startEmbeddedService } from '../src/embedded.js';
 import { createLogger } from '../src/log.js';
-import { createServiceClient, isServiceError } from '../src/service/index.js';
-import { startSilentLlm } from './local-service/silent-llm.js';
+import { createServiceClient } from '../src/service/index.js';
+import { expectModelGivenUp, startSilentLlm } from './local-service/silent-llm.js';
 
 const LLM = { LLM_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' };
 
@@ -100,19 +100,8 @@ describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
       maxRetries: 0,
     });
     try {
-      const chatbot = await client.createChatbot({ name: 'Timeouts' });
-      await client.addQaSource(chatbot.uuid, {
-        question: 'What colour is the sky?',
-        answer: 'The sky is blue.',
-      });
-      const session = await client.createSession(chatbot.uuid);
-      const answer = client.streamMessage(session.uuid, { query: 'What colour is the sky?' });
-      await llm.asked;
-      // The default (30 s) would outlast the test's own timeout: only the configured one ends it.
-      await expect(answer).rejects.toSatisfy((e) => isServiceError(e) && e.status === 502);
-      await llm.abandoned;
-      expect(lines.join('')).toContain('language model sent nothing within 150 ms');
-      expect(await client.listMessages(session.uuid)).toEqual([]);
+      const session = await expectModelGivenUp(client, llm, lines, 150);
+      expect(await client.listMessages(session)).toEqual([]);
     } finally {
       await client.close();
       await embedded.close();

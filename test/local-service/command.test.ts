@@ -10,8 +10,8 @@ import {
   serviceOptionsFrom,
   startLocalService,
 } from '../../src/local-service/index.js';
-import { createServiceClient, isServiceError } from '../../src/service/index.js';
-import { startSilentLlm } from './silent-llm.js';
+import { createServiceClient } from '../../src/service/index.js';
+import { expectModelGivenUp, startSilentLlm } from './silent-llm.js';
 
 describe('service options', () => {
   it('reads flags, with repeated keys, over the environment', () => {
@@ -176,15 +176,7 @@ describe('--llm-first-byte-timeout-ms', () => {
       maxRetries: 0,
     });
     try {
-      const chatbot = await client.createChatbot({ name: 'Timeouts' });
-      await client.addQaSource(chatbot.uuid, { question: 'Sky?', answer: 'The sky is blue.' });
-      const session = await client.createSession(chatbot.uuid);
-      const answer = client.streamMessage(session.uuid, { query: 'What colour is the sky?' });
-      await llm.asked;
-      // The default (30 s) would outlast the test's own timeout: only the configured one ends it.
-      await expect(answer).rejects.toSatisfy((e) => isServiceError(e) && e.status === 502);
-      await llm.abandoned;
-      expect(lines.join('')).toContain('language model sent nothing within 150 ms');
+      await expectModelGivenUp(client, llm, lines, 150);
     } finally {
       await client.close();
       await service.close();
