@@ -7,6 +7,7 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { Agent } from 'undici';
 import { createServiceClient, DEFAULT_TIMEOUTS } from '../src/service/client.js';
 import { CallScope } from '../src/service/scope.js';
 import { ChunkedDecoder } from '../src/service/h1/chunked.js';
@@ -147,9 +148,12 @@ async function throughput(
   framing: 'chunked' | 'close',
   pieces: Buffer[],
   expected: string,
+  through: 'stream pool' | 'undici' = 'stream pool',
 ): Promise<Rate> {
   const { url, server } = await rawServer(buildResponse(pieces, framing));
-  const client = createServiceClient({ baseUrl: url, apiKey: 'bench-key-0000' });
+  // An injected dispatcher carries streams too: the way they went before the stream pool.
+  const dispatcher = through === 'undici' ? new Agent() : undefined;
+  const client = createServiceClient({ baseUrl: url, apiKey: 'bench-key-0000', dispatcher });
   const runs: number[] = [];
   const cpuRuns: number[] = [];
   for (let run = -WARM_UP_RUNS; run < MEASURED_RUNS; run++) {
@@ -166,6 +170,7 @@ async function throughput(
     cpuRuns.push(ANSWER_BYTES / 1024 / 1024 / ((used.user + used.system) / 1e6));
   }
   await client.close();
+  await dispatcher?.close();
   await server.close();
   return { wall: median(runs), cpu: median(cpuRuns) };
 }
@@ -319,6 +324,12 @@ export async function run(): Promise<BenchRow[]> {
     englishPieces,
     Buffer.concat(englishPieces).toString('utf8'),
   );
+  const viaUndici = await throughput(
+    'chunked',
+    englishPieces,
+    Buffer.concat(englishPieces).toString('utf8'),
+    'undici',
+  );
   const unframed = await throughput('close', pieces, expected);
   const ceiling = await loopbackCeiling(pieces);
   const reader = await readerOnly(englishPieces, Buffer.concat(englishPieces).toString('utf8'));
@@ -332,6 +343,12 @@ export async function run(): Promise<BenchRow[]> {
       value: rate(english),
       target: '>= 200 MB/s',
       ok: english.wall >= 200,
+    },
+    {
+      area: AREA,
+      metric: 'for comparison: the same answer carried by undici (an injected dispatcher)',
+      value: rate(viaUndici),
+      target: '',
     },
     {
       area: AREA,
