@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { hasError, renderText, runAdminTokens } from './admin/index.js';
 import { loadConfig } from './config.js';
-import { startEmbeddedService, type EmbeddedService } from './embedded.js';
+import { DEMO_CHATBOT_NAME, startEmbeddedService, type EmbeddedService } from './embedded.js';
 import { createServiceClient } from './service/index.js';
 import { openState } from './state/index.js';
 
@@ -23,6 +23,9 @@ export async function runAdminCli(
       apiKey: config.service?.apiKey ?? embedded!.apiKey,
     });
     try {
+      // The same fallback as the chat: the configured chatbot, or the embedded demo one (made
+      // by the first `npm start`; by name, so a command that needs no chatbot costs nothing).
+      const defaultChatbot = config.defaultChatbot ?? (embedded ? DEMO_CHATBOT_NAME : undefined);
       const blocks = await runAdminTokens(args.length > 0 ? args : ['help'], {
         platform: 'console',
         workspace: 'local',
@@ -31,6 +34,7 @@ export async function runAdminCli(
         isAdmin: true,
         client,
         state,
+        ...(defaultChatbot ? { defaultChatbot } : {}),
         async readFile(path: string) {
           return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
         },

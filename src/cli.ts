@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // chatbridge start | service | admin <command …> | discord register [--guild ID]
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError } from './config.js';
 import { packageRoot } from './embedded.js';
 
@@ -16,7 +17,14 @@ const USAGE = `Usage: chatbridge <command>
                              register the /chatbridge slash command with Discord
   --version                  print the version
 
-Configuration is read from environment variables: see README.md and .env.example.`;
+Configuration is read from environment variables, and from a .env file in the working
+directory for those the environment does not set: see README.md and .env.example.`;
+
+/** A .env in the working directory fills in what the environment leaves unset (Node's parser). */
+function loadDotEnv(): void {
+  const path = resolve('.env');
+  if (existsSync(path)) process.loadEnvFile(path);
+}
 
 async function version(): Promise<string> {
   const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as {
@@ -61,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+loadDotEnv();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -20,6 +20,8 @@ export interface PlatformDeps {
   client: ServiceClient;
   state: StateStore;
   logger: Logger;
+  /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
+  defaultChatbot?: string;
 }
 
 interface Platform<Config> {

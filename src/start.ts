@@ -54,7 +54,7 @@ export async function start(io: StartIo): Promise<void> {
           ? `chatbridge: talking to the demo chatbot on the embedded local service (${embedded.url}).`
           : `chatbridge: talking to ${config.service?.url}.`,
       },
-      { conversation, client, state },
+      { conversation, client, state, defaultChatbot },
     );
     await console.start();
     await console.done;
@@ -62,7 +62,9 @@ export async function start(io: StartIo): Promise<void> {
     return;
   }
 
-  const adapters = platforms.map((p) => p.start({ conversation, client, state, logger }));
+  const adapters = platforms.map((p) =>
+    p.start({ conversation, client, state, logger, defaultChatbot }),
+  );
   const started: typeof adapters = [];
   const stopAll = async () => {
     for (const adapter of started.reverse()) await adapter.stop().catch(() => undefined);

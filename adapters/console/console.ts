@@ -27,6 +27,8 @@ export interface ConsoleAdapterDeps {
   conversation: Conversation;
   client: ServiceClient;
   state: StateStore;
+  /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
+  defaultChatbot?: string;
 }
 
 export interface ConsoleAdapter extends ChatAdapter {
@@ -65,6 +67,7 @@ export function createConsoleAdapter(
     isAdmin: true,
     client: deps.client,
     state: deps.state,
+    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
     async readFile(path: string) {
       return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
     },

@@ -26,6 +26,8 @@ export interface DiscordAdapterDeps {
   state: StateStore;
   client: ServiceClient;
   logger: Logger;
+  /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
+  defaultChatbot?: string;
   now?: () => number;
   /** Base interval between two edits of one message (default 1000 ms). */
   minUpdateMs?: number;
@@ -66,6 +68,7 @@ export function createDiscordAdapter(
   const onInteraction = createInteractionHandler({
     client: deps.client,
     state: deps.state,
+    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
     maxUploadBytes: config.maxUploadBytes,
     admins: config.admins,
     logger,

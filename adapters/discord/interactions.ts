@@ -25,6 +25,7 @@ import { DM_WORKSPACE, PLATFORM } from './messages.js';
 export interface InteractionDeps {
   client: ServiceClient;
   state: StateStore;
+  defaultChatbot?: string;
   maxUploadBytes: number;
   /** User ids that are admins everywhere, DMs included (CHATBRIDGE_ADMINS). */
   admins?: readonly string[];
@@ -81,6 +82,7 @@ function context(interaction: AnyCommandInteraction, deps: InteractionDeps): Adm
     isAdmin,
     client: deps.client,
     state: deps.state,
+    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
   };
 }
 

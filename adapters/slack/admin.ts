@@ -45,6 +45,7 @@ export interface SlackAdminDeps {
   users: SlackUsers;
   client: ServiceClient;
   state: StateStore;
+  defaultChatbot?: string;
   runner: AdminRunner;
   logger: Logger;
   botToken: string;
@@ -83,7 +84,7 @@ export class SlackAdmin {
   }
 
   async context(workspace: string, channel: string, userId: string): Promise<AdminContext> {
-    const { client, state, now } = this.deps;
+    const { client, state, now, defaultChatbot } = this.deps;
     return {
       platform: 'slack',
       workspace,
@@ -92,6 +93,7 @@ export class SlackAdmin {
       isAdmin: await this.isAdmin(workspace, userId),
       client,
       state,
+      ...(defaultChatbot ? { defaultChatbot } : {}),
       ...(now ? { now } : {}),
     };
   }

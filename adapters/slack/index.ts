@@ -28,6 +28,8 @@ export interface SlackAdapterDeps {
   client: ServiceClient;
   /** The admin table; the shared one by default. */
   admin?: AdminRunner;
+  /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
+  defaultChatbot?: string;
   logger?: Logger;
   now?: () => number;
   /** Calls per minute per workspace and method (tests, benchmarks); Slack's tiers by default. */
@@ -103,6 +105,7 @@ export function createSlackAdapter(
     users,
     client: deps.client,
     state: deps.state,
+    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
     runner: deps.admin ?? sharedAdminRunner,
     logger,
     botToken: config.botToken,

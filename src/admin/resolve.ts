@@ -55,7 +55,7 @@ export interface CurrentChatbot {
   /** The chatbot itself when it was looked up (explicit reference). */
   chatbot?: Chatbot;
   /** Where it came from, for messages. */
-  via: 'option' | 'channel' | 'workspace';
+  via: 'option' | 'channel' | 'workspace' | 'default';
 }
 
 export async function resolveChatbotRef(
@@ -78,6 +78,11 @@ export async function currentChatbot(ctx: AdminContext, ref: unknown): Promise<C
   if (bound) return { uuid: bound, via: 'channel' };
   const fallback = await ctx.state.bindings.get(workspacePlace(ctx));
   if (fallback) return { uuid: fallback, via: 'workspace' };
+  // Where nothing is bound, the chatbot that answers here is the configured default.
+  if (ctx.defaultChatbot) {
+    const chatbot = await resolveChatbotRef(ctx, ctx.defaultChatbot, 'CHATBRIDGE_CHATBOT');
+    return { uuid: chatbot.uuid, chatbot, via: 'default' };
+  }
   throw new AdminRefusal(
     'No chatbot is bound here. Bind one with `chatbot use <chatbot>` (this channel) or ' +
       '`chatbot default <chatbot>` (the whole workspace), or add `--chatbot <name>`.',

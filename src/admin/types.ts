@@ -103,6 +103,11 @@ export interface AdminContext {
   isAdmin: boolean;
   client: ServiceClient;
   state: StateStore;
+  /**
+   * The chatbot that answers where nothing is bound (CHATBRIDGE_CHATBOT, or the embedded demo),
+   * by uuid or name: commands act on it too when no binding applies.
+   */
+  defaultChatbot?: string;
   /** The attachment that came with the command (platforms). */
   file?: AdminFile;
   /** Reads a `file` argument given as a path (CLI/console). Absent: paths are refused. */

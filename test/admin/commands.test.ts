@@ -81,6 +81,28 @@ describe('chatbot', () => {
     const [shown] = await runAdminLine('chatbot show', ctx);
     expect(shown).toMatchObject({ kind: 'fields', title: 'Chatbot Alpha (bound to this channel)' });
   });
+  it('falls back to the default chatbot (CHATBRIDGE_CHATBOT or the demo) where nothing is bound', async () => {
+    const ctx = await makeContext();
+    const demo = ctx.client.addChatbot('chatbridge demo');
+    const other = ctx.client.addChatbot('Other');
+    ctx.defaultChatbot = 'chatbridge demo';
+    await runAdminLine('agent list', ctx);
+    const [shown] = await runAdminLine('chatbot show', ctx);
+    expect(shown).toMatchObject({
+      kind: 'fields',
+      title: 'Chatbot chatbridge demo (answers where nothing is bound)',
+    });
+    // A binding still wins over the default.
+    await ctx.state.bindings.set('test:W1', other.uuid);
+    await runAdminLine('agent list', ctx);
+    expect(ctx.client.callsOf('listAgents').map((c) => c[0])).toEqual([demo.uuid, other.uuid]);
+  });
+
+  it('a default chatbot the service no longer has is named in the refusal', async () => {
+    const ctx = await makeContext();
+    ctx.defaultChatbot = 'Gone bot';
+    expect(errorsOf(await runAdminLine('agent list', ctx))[0]).toMatch(/Gone bot/);
+  });
 });
 
 describe('agent', () => {

@@ -1,32 +1,17 @@
 // `npm start` end to end: the CLI as a child process with piped stdin, on the embedded local
 // service with its demo chatbot, in a fresh data folder.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = resolve(import.meta.dirname, '../..');
+import { runCli } from '../run-cli.js';
 
 function runStart(input: string, dataDir: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'start'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        CHATBRIDGE_DATA_DIR: dataDir,
-        CHATBRIDGE_STREAM_DELAY_MS: '0',
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(input);
+  return runCli(['start'], {
+    cwd: dataDir,
+    input,
+    env: { CHATBRIDGE_DATA_DIR: dataDir, CHATBRIDGE_STREAM_DELAY_MS: '0' },
   });
 }
 

@@ -120,6 +120,7 @@ const show: AdminCommand = {
       option: 'named',
       channel: 'bound to this channel',
       workspace: 'workspace default',
+      default: 'answers where nothing is bound',
     }[current.via];
     if (!chatbot) {
       return [
