@@ -54,6 +54,7 @@ export async function startEmbeddedService(
     streamDelayMs: config.streamDelayMs,
     // url, model, key and the first-byte and idle timeouts, all from the environment.
     llm: config.llm,
+    maxIndexedChunks: config.maxIndexedChunks,
     logger,
   });
   return { url: service.url, apiKey, close: () => service.close() };

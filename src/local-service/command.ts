@@ -21,6 +21,8 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
   --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
   --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
+  --max-indexed-chunks N   chunks kept in memory by the search indexes of all    CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS
+                           chatbots (default 200000, about 180 MB per 100000)
   --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
                            fault injection on stream requests (off by default)   CHATBRIDGE_SERVICE_FAULT_…`;
 
@@ -37,6 +39,7 @@ const FLAGS = {
   'llm-idle-timeout-ms': { type: 'string' },
   'refuse-private-urls': { type: 'boolean' },
   'max-upload-bytes': { type: 'string' },
+  'max-indexed-chunks': { type: 'string' },
   'fault-first-byte-delay-ms': { type: 'string' },
   'fault-status': { type: 'string' },
   'fault-cut-after': { type: 'string' },
@@ -47,6 +50,8 @@ class UsageError extends Error {}
 
 /** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
 const LLM_TIMEOUT_MAX_MS = 3_600_000;
+/** Far beyond any one machine's memory (~180 GB of indexes); catches a misplaced digit. */
+const MAX_INDEXED_CHUNKS_LIMIT = 100_000_000;
 
 function wholeNumber(value: string | undefined, name: string, min: number, max: number) {
   if (value === undefined || value.trim() === '') return undefined;
@@ -137,6 +142,12 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
       'CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES',
       1,
       2 ** 31,
+    ),
+    maxIndexedChunks: numberOption(
+      'max-indexed-chunks',
+      'CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS',
+      1,
+      MAX_INDEXED_CHUNKS_LIMIT,
     ),
     llm:
       llmUrl === undefined

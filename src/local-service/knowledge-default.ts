@@ -1,6 +1,7 @@
 // The default knowledge side, built from the modules in ./knowledge: extraction, URL fetching,
 // the BM25 index kept in the same store, and the extractive answer writer (or a language
 // model when one is configured).
+import type { Logger } from '../log.js';
 import type { KeyvStore } from '../state/keyv.js';
 import type { AnswerDraft, KnowledgePort } from './knowledge-port.js';
 import {
@@ -20,6 +21,9 @@ export interface DefaultKnowledgeOptions {
   maxFetchBytes: number;
   fetchTimeoutMs: number;
   llm?: LlmOptions;
+  /** Bound on the chunks held in memory by the search indexes (see search-index.ts). */
+  maxIndexedChunks?: number;
+  logger?: Logger;
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts (the work is left to end). */
@@ -36,7 +40,10 @@ export async function createDefaultKnowledge(
   store: KeyvStore,
   options: DefaultKnowledgeOptions,
 ): Promise<KnowledgePort> {
-  const index = await createKnowledgeIndex(store);
+  const index = await createKnowledgeIndex(store, {
+    maxIndexedChunks: options.maxIndexedChunks,
+    logger: options.logger,
+  });
   return {
     index,
     async extractText(fileName, bytes, contentType) {

@@ -47,6 +47,12 @@ export interface LocalServiceOptions {
   maxFetchBytes?: number;
   /** Time allowed for one URL fetch. Default 15 s. */
   fetchTimeoutMs?: number;
+  /**
+   * Most chunks held in memory by the chatbots' search indexes together (about 180 MB per
+   * 100k chunks); past it the least recently searched chatbots' indexes are dropped and
+   * rebuilt from the store on their next search. Default 200 000.
+   */
+  maxIndexedChunks?: number;
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;

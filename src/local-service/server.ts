@@ -79,6 +79,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
       fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
       llm: options.llm,
+      maxIndexedChunks: options.maxIndexedChunks,
+      logger,
     }));
   const repo = new Repository(store);
   const ingestor = new Ingestor(repo, knowledge, now, logger);

@@ -5,15 +5,34 @@
 // is rebuilt from those records the first time a chatbot is searched after a (re)start.
 // Writes for one chatbot run one after the other, so an add racing a first search cannot be
 // lost or indexed twice.
+//
+// Memory is bounded (maxIndexedChunks, see index-budget.ts): the least recently searched
+// chatbots' indexes are dropped and rebuilt on their next search. Dropping is safe at any
+// moment because an index is only ever built inside its chatbot's queue, from the store: while
+// an add runs, the chatbot's index is either still held (and takes the add) or dropped, and
+// then the rebuild, queued behind the add, reads it from the store. A search that finds no
+// index held queues its rebuild, so it waits for the adds issued before it.
 import type { Keyv } from 'keyv';
+import { silentLogger, type Logger } from '../../log.js';
 import type { KeyvStore } from '../../state/keyv.js';
 import { chunkText, countTokens } from './chunk.js';
 import { Bm25Index } from './bm25.js';
+import { IndexBudget } from './index-budget.js';
 import { headingOf, rawParagraphs } from './markdown.js';
 import { contextWeight, termsOf } from './terms.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 
 export const CHUNKS_NAMESPACE = 'ls-chunks';
+
+/** About 360 MB of indexes (measured ~180 MB per 100k chunks of ~900 characters). */
+export const DEFAULT_MAX_INDEXED_CHUNKS = 200_000;
+
+export interface KnowledgeIndexOptions {
+  /** Most chunks held in memory across every chatbot's index. Default 200 000. */
+  maxIndexedChunks?: number;
+  /** Indexes dropped (info) and a chatbot larger than the bound (warn, once). Default silent. */
+  logger?: Logger;
+}
 
 /** A source as persisted: its metadata and its chunks. */
 interface StoredSource {
@@ -68,6 +87,11 @@ class ChatbotIndex {
   /** Chunk by document id. */
   private readonly refs: (ChunkRef | undefined)[] = [];
   private readonly idsBySource = new Map<string, number[]>();
+
+  /** Chunks indexed. */
+  get size(): number {
+    return this.bm25.size;
+  }
 
   addSource(stored: StoredSource): void {
     this.removeSource(stored.uuid);
@@ -135,11 +159,35 @@ class ChatbotIndex {
   }
 }
 
-export async function createKnowledgeIndex(store: KeyvStore): Promise<KnowledgeIndex> {
+const isSource = (record: StoredSource | string[] | null | undefined): record is StoredSource =>
+  record !== undefined && record !== null && !Array.isArray(record);
+
+export async function createKnowledgeIndex(
+  store: KeyvStore,
+  options: KnowledgeIndexOptions = {},
+): Promise<KnowledgeIndex> {
   const kv: Keyv<StoredSource | string[]> = store.namespace(CHUNKS_NAMESPACE);
   const sourceKey = (uuid: string) => `source:${uuid}`;
   const chatbotKey = (uuid: string) => `chatbot:${uuid}`;
-  const loaded = new Map<string, ChatbotIndex>();
+  const logger = options.logger ?? silentLogger;
+  const maxIndexedChunks = options.maxIndexedChunks ?? DEFAULT_MAX_INDEXED_CHUNKS;
+  const warnedOversize = new Set<string>();
+  const loaded = new IndexBudget<ChatbotIndex>(maxIndexedChunks, {
+    dropped(chatbot, chunks) {
+      logger.info(
+        { chatbot, chunks, maxIndexedChunks },
+        'dropped a chatbot search index to stay within maxIndexedChunks (rebuilt on its next search)',
+      );
+    },
+    oversize(chatbot, chunks) {
+      if (warnedOversize.has(chatbot)) return;
+      warnedOversize.add(chatbot);
+      logger.warn(
+        { chatbot, chunks, maxIndexedChunks },
+        'a chatbot holds more chunks than maxIndexedChunks: its index is kept, alone in memory',
+      );
+    },
+  });
   const queues = new Map<string, Promise<unknown>>();
 
   /** Runs fn after every earlier task of the same chatbot. */
@@ -159,20 +207,31 @@ export async function createKnowledgeIndex(store: KeyvStore): Promise<KnowledgeI
     return Array.isArray(list) ? list : [];
   }
 
+  /** The chatbot's index, built from the store when not held; marked as just searched. */
   async function indexFor(chatbotUuid: string): Promise<ChatbotIndex> {
     const ready = loaded.get(chatbotUuid);
-    if (ready !== undefined) return ready;
+    if (ready !== undefined) {
+      loaded.touch(chatbotUuid);
+      return ready;
+    }
     return serial(chatbotUuid, async () => {
       const again = loaded.get(chatbotUuid);
-      if (again !== undefined) return again;
-      const index = new ChatbotIndex();
-      const uuids = await sourceList(chatbotUuid);
-      const records = uuids.length === 0 ? [] : await kv.getMany(uuids.map(sourceKey));
-      for (const record of records) {
-        if (record !== undefined && record !== null && !Array.isArray(record))
-          index.addSource(record);
+      if (again !== undefined) {
+        loaded.touch(chatbotUuid);
+        return again;
       }
-      loaded.set(chatbotUuid, index);
+      const uuids = await sourceList(chatbotUuid);
+      const records = (uuids.length === 0 ? [] : await kv.getMany(uuids.map(sourceKey))).filter(
+        isSource,
+      );
+      // Free the room first, so the dropped indexes can be collected while this one is built.
+      loaded.makeRoomFor(
+        chatbotUuid,
+        records.reduce((sum, record) => sum + record.chunks.length, 0),
+      );
+      const index = new ChatbotIndex();
+      for (const record of records) index.addSource(record);
+      loaded.hold(chatbotUuid, index);
       return index;
     });
   }
@@ -194,17 +253,22 @@ export async function createKnowledgeIndex(store: KeyvStore): Promise<KnowledgeI
         const uuids = await sourceList(source.chatbotUuid);
         if (!uuids.includes(source.uuid))
           await kv.set(chatbotKey(source.chatbotUuid), [...uuids, source.uuid]);
-        loaded.get(source.chatbotUuid)?.addSource(stored);
+        const index = loaded.get(source.chatbotUuid);
+        if (index === undefined) return; // built from the store when next searched
+        // Fresh copies: a chunk may be a slice of the source's text, and would keep all of it
+        // alive (measured: 100k freshly added chunks took half as much memory again).
+        index.addSource({ ...stored, chunks: structuredClone(chunks) });
+        loaded.resized(source.chatbotUuid);
       });
       return { tokens: countTokens(source.text), chunks: chunks.length };
     },
 
     async rename(sourceUuid: string, title: string) {
       const record = await kv.get(sourceKey(sourceUuid));
-      if (record === undefined || record === null || Array.isArray(record)) return; // nothing indexed yet
+      if (!isSource(record)) return; // nothing indexed yet
       await serial(record.chatbotUuid, async () => {
         const current = await kv.get(sourceKey(sourceUuid));
-        if (current === undefined || current === null || Array.isArray(current)) return;
+        if (!isSource(current)) return;
         await kv.set(sourceKey(sourceUuid), { ...current, title });
         loaded.get(current.chatbotUuid)?.rename(sourceUuid, title);
       });
