@@ -81,33 +81,47 @@ describe('language model settings', () => {
   });
 });
 
+/** The embedded service on `env` (in a fresh data folder), its client, and its warn lines. */
+async function embeddedWith(env: Record<string, string>) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'chatbridge-config-'));
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
+  const config = loadConfig({
+    CHATBRIDGE_DATA_DIR: dataDir,
+    CHATBRIDGE_STREAM_DELAY_MS: '0',
+    ...env,
+  });
+  const embedded = await startEmbeddedService(config, logger);
+  const client = createServiceClient({
+    baseUrl: embedded.url,
+    apiKey: embedded.apiKey,
+    maxRetries: 0,
+  });
+  return {
+    client,
+    lines,
+    close: async () => {
+      await client.close();
+      await embedded.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
   it('gives up on a model that never answers once the configured time has passed', async () => {
     const llm = await startSilentLlm();
-    const dataDir = await mkdtemp(join(tmpdir(), 'chatbridge-config-'));
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
-    const config = loadConfig({
-      CHATBRIDGE_DATA_DIR: dataDir,
-      CHATBRIDGE_STREAM_DELAY_MS: '0',
+    const { client, lines, close } = await embeddedWith({
       LLM_URL: llm.url,
       LLM_MODEL: 'silent-model',
       LLM_FIRST_BYTE_TIMEOUT_MS: '150',
-    });
-    const embedded = await startEmbeddedService(config, logger);
-    const client = createServiceClient({
-      baseUrl: embedded.url,
-      apiKey: embedded.apiKey,
-      maxRetries: 0,
     });
     try {
       const session = await expectModelGivenUp(client, llm, lines, 150);
       expect(await client.listMessages(session)).toEqual([]);
     } finally {
-      await client.close();
-      await embedded.close();
+      await close();
       await llm.close();
-      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });
@@ -128,20 +142,7 @@ describe('CHATBRIDGE_MAX_INDEXED_CHUNKS', () => {
   });
 
   it('bounds the embedded service, which warns of a chatbot larger than the bound', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'chatbridge-config-'));
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
-    const config = loadConfig({
-      CHATBRIDGE_DATA_DIR: dataDir,
-      CHATBRIDGE_STREAM_DELAY_MS: '0',
-      CHATBRIDGE_MAX_INDEXED_CHUNKS: '1',
-    });
-    const embedded = await startEmbeddedService(config, logger);
-    const client = createServiceClient({
-      baseUrl: embedded.url,
-      apiKey: embedded.apiKey,
-      maxRetries: 0,
-    });
+    const { client, lines, close } = await embeddedWith({ CHATBRIDGE_MAX_INDEXED_CHUNKS: '1' });
     try {
       const chatbot = await client.createChatbot({ name: 'Bounded' });
       await client.addQaSource(chatbot.uuid, { question: 'Sky?', answer: 'The sky is blue.' });
@@ -156,9 +157,7 @@ describe('CHATBRIDGE_MAX_INDEXED_CHUNKS', () => {
         expect.objectContaining({ chatbot: chatbot.uuid, chunks: 2, maxIndexedChunks: 1 }),
       );
     } finally {
-      await client.close();
-      await embedded.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await close();
     }
   });
 });
