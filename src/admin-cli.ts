@@ -1,8 +1,6 @@
 // `chatbridge admin <command …>`: the shared admin table from the shell. Talks to the configured
 // service, or to the embedded local service's data when none is configured.
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { hasError, renderText, runAdminTokens } from './admin/index.js';
+import { hasError, localFileReader, renderText, runAdminTokens } from './admin/index.js';
 import { loadConfig } from './config.js';
 import { DEMO_CHATBOT_NAME, startEmbeddedService, type EmbeddedService } from './embedded.js';
 import { createServiceClient } from './service/index.js';
@@ -35,9 +33,7 @@ export async function runAdminCli(
         client,
         state,
         ...(defaultChatbot ? { defaultChatbot } : {}),
-        async readFile(path: string) {
-          return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
-        },
+        readFile: localFileReader(config.maxUploadBytes),
       });
       out.write(`${renderText(blocks)}\n`);
       return hasError(blocks) ? 1 : 0;

@@ -1,5 +1,6 @@
 // chatbridge's own settings, read from environment variables and validated once at start.
 // Platform settings (SLACK_*, DISCORD_*) are read by their adapters.
+import { DEFAULT_MAX_UPLOAD_BYTES } from './admin/local-file.js';
 import { z } from 'zod';
 
 const optionalText = z
@@ -116,7 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
       .map((id) => id.trim())
       .filter(Boolean),
     streamDelayMs: e.CHATBRIDGE_STREAM_DELAY_MS ?? 15,
-    maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES ?? 10_000_000,
+    maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES ?? DEFAULT_MAX_UPLOAD_BYTES,
     maxIndexedChunks: e.CHATBRIDGE_MAX_INDEXED_CHUNKS,
     llm: e.LLM_URL
       ? {

@@ -55,6 +55,8 @@ export async function startEmbeddedService(
     // url, model, key and the first-byte and idle timeouts, all from the environment.
     llm: config.llm,
     maxIndexedChunks: config.maxIndexedChunks,
+    // The same limit the chat surfaces check, so a file they accept is never refused here.
+    maxUploadBytes: config.maxUploadBytes,
     logger,
   });
   return { url: service.url, apiKey, close: () => service.close() };

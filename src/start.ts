@@ -54,7 +54,7 @@ export async function start(io: StartIo): Promise<void> {
           ? `chatbridge: talking to the demo chatbot on the embedded local service (${embedded.url}).`
           : `chatbridge: talking to ${config.service?.url}.`,
       },
-      { conversation, client, state, defaultChatbot },
+      { conversation, client, state, defaultChatbot, maxUploadBytes: config.maxUploadBytes },
     );
     await console.start();
     await console.done;

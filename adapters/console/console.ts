@@ -2,11 +2,9 @@
 // admin commands. With piped input the answers are printed in order and `done` resolves at the
 // end of input, once the last answer is out.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { renderText, runAdminLine } from '../../src/admin/index.js';
+import { localFileReader, renderText, runAdminLine } from '../../src/admin/index.js';
 import type { AdminContext } from '../../src/admin/types.js';
 import type { ChatAdapter, Conversation, ThreadRef } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
@@ -29,6 +27,8 @@ export interface ConsoleAdapterDeps {
   state: StateStore;
   /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
   defaultChatbot?: string;
+  /** Largest file `/source upload` reads (CHATBRIDGE_MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
 }
 
 export interface ConsoleAdapter extends ChatAdapter {
@@ -68,9 +68,7 @@ export function createConsoleAdapter(
     client: deps.client,
     state: deps.state,
     ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
-    async readFile(path: string) {
-      return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
-    },
+    readFile: localFileReader(deps.maxUploadBytes),
   });
 
   async function handleLine(raw: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 // Discord settings, read from the environment by `discordConfigFromEnv` and validated once.
 // The token never appears in an error message.
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/admin/index.js';
 
 export interface DiscordAdapterConfig {
   /** Bot token (DISCORD_TOKEN). */
@@ -23,7 +24,7 @@ export const MESSAGE_CONTENT_MODES = ['auto', 'on', 'off'] as const;
 export type MessageContentMode = (typeof MESSAGE_CONTENT_MODES)[number];
 
 export const DEFAULT_DISCORD_API = 'https://discord.com/api';
-export const DEFAULT_MAX_UPLOAD_BYTES = 10_000_000;
+export { DEFAULT_MAX_UPLOAD_BYTES };
 
 export class DiscordConfigError extends Error {
   constructor(

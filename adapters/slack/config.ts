@@ -1,9 +1,9 @@
 // Slack adapter configuration, read from the environment. Socket Mode when SLACK_APP_TOKEN is set,
 // HTTP mode (events, commands and interactivity at /slack/events) with SLACK_SIGNING_SECRET.
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/admin/index.js';
 
+export { DEFAULT_MAX_UPLOAD_BYTES };
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
-/** Size cap of `/chatbridge source upload` files when none is configured (20 MB). */
-export const DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 export interface SlackAdapterConfig {
   botToken: string;

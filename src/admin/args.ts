@@ -1,5 +1,6 @@
 // Binds the words after `noun verb` to a command's ArgSpecs, and checks a set of named values
 // (from a line or from Discord's typed options) against them. Mistakes name the argument.
+import { FileTooLarge } from './local-file.js';
 import { argLabel, coerceArg, isAdminFile } from './coerce.js';
 import { AdminInputError } from './errors.js';
 import type { AdminArgs, AdminCommand, AdminContext, ArgSpec } from './types.js';
@@ -138,6 +139,8 @@ async function resolveFile(
     try {
       return await ctx.readFile(value);
     } catch (error) {
+      if (error instanceof FileTooLarge)
+        throw new AdminInputError(argLabel(spec), error.message, command);
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new AdminInputError(argLabel(spec), `cannot read "${value}" (${reason})`, command);
     }

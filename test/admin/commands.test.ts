@@ -1,6 +1,9 @@
 // Each command's effect on the service (fake client) and the state store.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAdminCommand, runAdminLine } from '../../src/admin/index.js';
+import { localFileReader, runAdminCommand, runAdminLine } from '../../src/admin/index.js';
 import { createConversation } from '../../src/bridge/engine.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { FakeClient as EngineClient } from '../bridge/helpers/fake-client.js';
@@ -200,6 +203,29 @@ describe('agent', () => {
 });
 
 describe('source', () => {
+  it('a file named by path is read only within the upload limit', async () => {
+    const { ctx } = await bound();
+    const folder = await mkdtemp(join(tmpdir(), 'chatbridge-admin-'));
+    try {
+      await writeFile(join(folder, 'small.md'), '# Small');
+      await writeFile(join(folder, 'big.md'), '# Far too big for the limit');
+      ctx.readFile = localFileReader(10);
+      expect(
+        errorsOf(await runAdminLine(`source upload ${join(folder, 'small.md')}`, ctx)),
+      ).toEqual([]);
+      expect(ctx.client.callsOf('uploadSource')[0]?.[1]).toMatchObject({ file_name: 'small.md' });
+      const [refusal] = errorsOf(
+        await runAdminLine(`source upload ${join(folder, 'big.md')}`, ctx),
+      );
+      expect(refusal).toMatch(
+        /must be at most 10 bytes \(CHATBRIDGE_MAX_UPLOAD_BYTES\); "big\.md" has 27/,
+      );
+      expect(ctx.client.callsOf('uploadSource')).toHaveLength(1);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('add-qa, add-url and upload are recorded in the registry', async () => {
     const { ctx, bot } = await bound();
     ctx.file = {

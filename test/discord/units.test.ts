@@ -19,7 +19,7 @@ describe('discord config', () => {
     ).toEqual({
       token: 'abc.def',
       apiUrl: 'http://127.0.0.1:9/api',
-      maxUploadBytes: 10_000_000,
+      maxUploadBytes: 10 * 1024 * 1024,
       applicationId: undefined,
       messageContent: 'auto',
       admins: [],

@@ -22,7 +22,7 @@ describe('slackConfigFromEnv', () => {
       port: 3000,
       apiUrl: 'https://slack.com/api/',
       admins: ['U1', 'U2'],
-      maxUploadBytes: 20 * 1024 * 1024,
+      maxUploadBytes: 10 * 1024 * 1024,
     });
     const socket = slackConfigFromEnv({
       SLACK_BOT_TOKEN: 'xoxb-1',

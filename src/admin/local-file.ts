@@ -1,0 +1,25 @@
+// Files named by a path (the terminal chat, `chatbridge admin`), read only within the upload
+// limit that Slack and Discord attachments also obey, so every surface refuses the same files.
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { AdminFile } from './types.js';
+
+/** The largest file `source upload` takes when CHATBRIDGE_MAX_UPLOAD_BYTES is not set (10 MiB). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+/** A file above the upload limit; its message states the rule. */
+export class FileTooLarge extends Error {}
+
+export function localFileReader(
+  maxBytes = DEFAULT_MAX_UPLOAD_BYTES,
+): (path: string) => Promise<AdminFile> {
+  return async (path) => {
+    const { size } = await stat(path);
+    if (size > maxBytes) {
+      throw new FileTooLarge(
+        `must be at most ${maxBytes} bytes (CHATBRIDGE_MAX_UPLOAD_BYTES); "${basename(path)}" has ${size}`,
+      );
+    }
+    return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
+  };
+}
