@@ -3,7 +3,7 @@
 import { hasError, localFileReader, renderText, runAdminTokens } from './admin/index.js';
 import { loadConfig } from './config.js';
 import { DEMO_CHATBOT_NAME, startEmbeddedService, type EmbeddedService } from './embedded.js';
-import { createServiceClient } from './service/index.js';
+import { createServiceClient, proxyFromEnv } from './service/index.js';
 import { openState } from './state/index.js';
 
 export async function runAdminCli(
@@ -16,9 +16,11 @@ export async function runAdminCli(
   let embedded: EmbeddedService | undefined;
   try {
     if (!config.service) embedded = await startEmbeddedService(config);
+    const proxy = config.service ? proxyFromEnv(env) : undefined;
     const client = createServiceClient({
       baseUrl: config.service?.url ?? embedded!.url,
       apiKey: config.service?.apiKey ?? embedded!.apiKey,
+      ...(proxy ? { dispatcher: proxy } : {}),
     });
     try {
       // The same fallback as the chat: the configured chatbot, or the embedded demo one (made
@@ -39,6 +41,7 @@ export async function runAdminCli(
       return hasError(blocks) ? 1 : 0;
     } finally {
       await client.close();
+      await proxy?.close();
     }
   } finally {
     await embedded?.close();

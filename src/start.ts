@@ -7,7 +7,7 @@ import { createConversation } from './bridge/index.js';
 import { loadConfig } from './config.js';
 import { ensureDemoChatbot, startEmbeddedService, type EmbeddedService } from './embedded.js';
 import { createLogger } from './log.js';
-import { createServiceClient } from './service/index.js';
+import { createServiceClient, proxyFromEnv } from './service/index.js';
 import { openState } from './state/index.js';
 
 export interface StartIo {
@@ -29,9 +29,12 @@ export async function start(io: StartIo): Promise<void> {
   if (!config.service) {
     embedded = await startEmbeddedService(config, logger.child({ component: 'local-service' }));
   }
+  // A remote service is reached through the proxy variables, if set; the embedded one never is.
+  const proxy = config.service ? proxyFromEnv(io.env) : undefined;
   const client = createServiceClient({
     baseUrl: config.service?.url ?? embedded!.url,
     apiKey: config.service?.apiKey ?? embedded!.apiKey,
+    ...(proxy ? { dispatcher: proxy } : {}),
   });
   let defaultChatbot = config.defaultChatbot;
   if (embedded && !defaultChatbot) defaultChatbot = await ensureDemoChatbot(client, state, logger);
@@ -39,6 +42,7 @@ export async function start(io: StartIo): Promise<void> {
   const conversation = createConversation({ client, state, defaultChatbot, logger });
   const shutdown = async () => {
     await client.close();
+    await proxy?.close();
     await embedded?.close();
     await state.close();
   };

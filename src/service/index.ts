@@ -8,6 +8,7 @@ export type {
   ServiceTimeouts,
 } from './api.js';
 export { ServiceError, isServiceError } from './errors.js';
+export { proxyFromEnv } from './proxy.js';
 export type { ServiceErrorDetails, ServiceErrorKind } from './errors.js';
 export * from './types.js';
 export * from './validate.js';
