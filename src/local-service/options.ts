@@ -53,6 +53,12 @@ export interface LocalServiceOptions {
    * rebuilt from the store on their next search. Default 200 000.
    */
   maxIndexedChunks?: number;
+  /**
+   * After start, build the chatbots' search indexes in the background (most recently modified
+   * chatbots first, within maxIndexedChunks), so the first question after a restart does not
+   * wait for a rebuild. Never delays start or requests; close() cancels it. Default true.
+   */
+  warmIndexes?: boolean;
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;

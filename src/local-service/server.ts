@@ -8,6 +8,7 @@ import { KeyRing } from './auth.js';
 import { type ChatDeps, delayPacer } from './chat.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import { Ingestor } from './ingest.js';
+import type { WarmUpReport } from './knowledge/types.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
@@ -32,6 +33,11 @@ export interface LocalService {
   setFaults(faults: FaultOptions): void;
   /** Resolves when every background URL fetch started so far has finished. */
   drain(): Promise<void>;
+  /**
+   * Settles when the background warm-up of the search indexes ends (built, cancelled by
+   * close(), or off): with its report, or undefined when there was none.
+   */
+  warmUp: Promise<WarmUpReport | undefined>;
   /** Stops listening, ends open streams, closes the store. */
   close(): Promise<void>;
   /** The Fastify instance (for inject() in tests). */
@@ -62,6 +68,26 @@ function collectRoutes(app: FastifyInstance): (path: string) => string[] {
       routes.push({ pattern: new RegExp(`^${source}$`), method });
   });
   return (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+}
+
+/**
+ * The chatbots of every configured key, most recently modified first: the order their
+ * indexes are warmed in (the ones in use now are likeliest to be asked first).
+ */
+async function chatbotsByRecency(repo: Repository, keys: KeyRing, apiKeys: string[]) {
+  const chatbots = [];
+  for (const key of apiKeys) {
+    let owner: string;
+    try {
+      owner = keys.authenticate(`Bearer ${key.trim()}`);
+    } catch {
+      continue; // a blank key owns nothing
+    }
+    chatbots.push(...(await repo.listChatbots(owner)));
+  }
+  return chatbots
+    .sort((a, b) => b.modified_at.localeCompare(a.modified_at))
+    .map((chatbot) => chatbot.uuid);
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
@@ -159,6 +185,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   await ingestor.resume();
+  // In the background: start-up and requests never wait for it.
+  const warm = knowledge.index.warm?.bind(knowledge.index);
+  const warmUp: Promise<WarmUpReport | undefined> =
+    options.warmIndexes === false || warm === undefined
+      ? Promise.resolve(undefined)
+      : chatbotsByRecency(repo, keys, options.apiKeys)
+          .then((chatbots) => (closing.signal.aborted ? undefined : warm(chatbots, closing.signal)))
+          .catch((error: unknown) => {
+            if (!closing.signal.aborted) {
+              logger.warn({ error: String(error) }, 'search index warm-up failed');
+            }
+            return undefined;
+          });
 
   let closed: Promise<void> | undefined;
   return {
@@ -171,9 +210,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       faults = { ...next };
     },
     drain: () => ingestor.drain(),
+    warmUp,
     close() {
       closed ??= (async () => {
         closing.abort(new Error('service closing'));
+        await warmUp; // cancelled by the abort above
         await app.close();
         await ingestor.close();
         await limiter.flush();

@@ -11,6 +11,10 @@
 // scoring, document frequencies kept exact); postings are compacted when the dead outnumber
 // the living.
 
+import { findDoc, type Posting, withinOneEdit } from './posting.js';
+import { TermDictionary } from './term-dictionary.js';
+import { tokenSpans } from './terms.js';
+
 const K1 = 1.2;
 const B = 0.75;
 const TITLE_WEIGHT = 2;
@@ -20,26 +24,10 @@ const FUZZY_WEIGHT = 0.4;
 const MAX_EXPANSIONS = 8;
 const BUCKET = 4;
 
-class Posting {
-  docs = new Int32Array(4);
-  tfs = new Uint16Array(4);
-  length = 0;
-  /** Living documents holding the term. */
-  df = 0;
-
-  push(doc: number, tf: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const tfs = new Uint16Array(this.length * 2);
-      tfs.set(this.tfs);
-      this.tfs = tfs;
-    }
-    this.docs[this.length] = doc;
-    this.tfs[this.length] = Math.min(tf, 65_535);
-    this.length++;
-  }
+/** A document as addDocument() takes it. */
+export interface IndexedDocument {
+  texts: string[];
+  titleTerms: string[];
 }
 
 export interface QueryTerm {
@@ -52,17 +40,11 @@ export interface Hit {
   score: number;
 }
 
-/** Whether two terms are at most one edit (insert, delete, substitute) apart. */
-function withinOneEdit(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1 || a === b) return a === b;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
-}
-
 export class Bm25Index {
+  /** The postings of the terms some document has (searched). */
   private readonly postings = new Map<string, Posting>();
+  /** Every posting made, listed or not (compaction unlists a term left without documents). */
+  private readonly dictionary = new TermDictionary();
   /** Terms by their first BUCKET characters, for prefix expansion without sorting. */
   private readonly buckets = new Map<string, string[]>();
   private lengths = new Uint32Array(1024);
@@ -78,30 +60,169 @@ export class Bm25Index {
 
   /** Indexes one document; returns its id. `terms` are already normalized. */
   add(terms: string[], titleTerms: string[]): number {
+    const doc = this.open();
+    for (const term of terms) this.count(this.dictionary.posting(term), doc, 1);
+    for (const term of titleTerms) this.count(this.dictionary.posting(term), doc, TITLE_WEIGHT);
+    return this.close(doc, terms.length + TITLE_WEIGHT * titleTerms.length);
+  }
+
+  /**
+   * Indexes one document given as texts (its terms are theirs, in order, as termsOf gives
+   * them) and the terms of its title; returns its id. The same index as add() with those
+   * terms, built without cutting the words out of the texts (see token-map.ts).
+   */
+  addDocument(texts: string[], titleTerms: string[]): number {
+    const doc = this.open();
+    let length = TITLE_WEIGHT * titleTerms.length;
+    for (const text of texts) {
+      const { count, data } = tokenSpans(text);
+      for (let t = 0; t < count; t++) {
+        const ordinal = this.dictionary.ordinalAt(
+          text,
+          data[3 * t]!,
+          data[3 * t + 1]!,
+          data[3 * t + 2]!,
+        );
+        if (ordinal < 0) continue;
+        const posting = this.dictionary.byOrdinal[ordinal]!;
+        this.count(posting, doc, 1);
+        length++;
+      }
+    }
+    for (const term of titleTerms) this.count(this.dictionary.posting(term), doc, TITLE_WEIGHT);
+    return this.close(doc, length);
+  }
+
+  /**
+   * Indexes documents into an empty index (a rebuild): the same index as addDocument() on
+   * each in turn, in three passes. Their words are read once, into one array of term
+   * ordinals; counted; then written into postings made at their final size, side by side in
+   * two shared arrays. Writing postings one occurrence at a time, each in its own growing
+   * arrays, was most of a rebuild's time. Returns the documents' ids. Not empty: one by one.
+   */
+  addDocuments(documents: readonly IndexedDocument[]): number[] {
+    if (this.docCount > 0) return documents.map((d) => this.addDocument(d.texts, d.titleTerms));
+    const dictionary = this.dictionary;
+    // Pass 1: each document's occurrences, a title's as ~ordinal (negative: it counts double).
+    let stream = new Int32Array(1 << 16);
+    let used = 0;
+    const ends = new Int32Array(documents.length);
+    const push = (code: number) => {
+      if (used === stream.length) {
+        const bigger = new Int32Array(used * 2);
+        bigger.set(stream);
+        stream = bigger;
+      }
+      stream[used++] = code;
+    };
+    documents.forEach(({ texts, titleTerms }, d) => {
+      for (const text of texts) {
+        const { count, data } = tokenSpans(text);
+        for (let t = 0; t < count; t++) {
+          const at = 3 * t;
+          const ordinal = dictionary.ordinalAt(text, data[at]!, data[at + 1]!, data[at + 2]!);
+          if (ordinal >= 0) push(ordinal);
+        }
+      }
+      for (const term of titleTerms) push(~dictionary.posting(term).ordinal);
+      ends[d] = used;
+    });
+    // Pass 2: each term's documents, the order terms are first met in, each document's length.
+    const terms = dictionary.byOrdinal.length;
+    const df = new Int32Array(terms);
+    const lastDoc = new Int32Array(terms).fill(-1);
+    const order: number[] = [];
+    const ids: number[] = [];
+    for (let d = 0, from = 0; d < documents.length; from = ends[d++]!) {
+      const doc = this.open();
+      let length = 0;
+      for (let i = from; i < ends[d]!; i++) {
+        const code = stream[i]!;
+        const ordinal = code < 0 ? ~code : code;
+        length += code < 0 ? TITLE_WEIGHT : 1;
+        if (lastDoc[ordinal] === doc) continue;
+        if (df[ordinal] === 0) order.push(ordinal);
+        df[ordinal]!++;
+        lastDoc[ordinal] = doc;
+      }
+      ids.push(this.close(doc, length));
+    }
+    // Pass 3: postings laid out in first-met order, listed in that order, then filled.
+    let total = 0;
+    for (const ordinal of order) total += df[ordinal]!;
+    const allDocs = new Int32Array(total);
+    const allTfs = new Uint16Array(total);
+    const next = new Int32Array(terms);
+    let offset = 0;
+    for (const ordinal of order) {
+      const posting = dictionary.byOrdinal[ordinal]!;
+      const size = df[ordinal]!;
+      posting.docs = allDocs.subarray(offset, offset + size);
+      posting.tfs = allTfs.subarray(offset, offset + size);
+      posting.length = posting.df = size;
+      this.list(posting);
+      next[ordinal] = offset;
+      offset += size;
+    }
+    lastDoc.fill(-1);
+    for (let doc = 0, from = 0; doc < documents.length; from = ends[doc++]!) {
+      for (let i = from; i < ends[doc]!; i++) {
+        const code = stream[i]!;
+        const ordinal = code < 0 ? ~code : code;
+        const times = code < 0 ? TITLE_WEIGHT : 1;
+        if (lastDoc[ordinal] === doc) {
+          const at = next[ordinal]! - 1;
+          allTfs[at] = Math.min(allTfs[at]! + times, 65_535);
+        } else {
+          lastDoc[ordinal] = doc;
+          const at = next[ordinal]!;
+          allDocs[at] = doc;
+          allTfs[at] = times;
+          next[ordinal] = at + 1;
+        }
+      }
+    }
+    return ids;
+  }
+
+  private open(): number {
     const doc = this.docCount++;
     if (doc === this.lengths.length) this.grow();
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const term of titleTerms) counts.set(term, (counts.get(term) ?? 0) + TITLE_WEIGHT);
-    for (const [term, tf] of counts) {
-      let posting = this.postings.get(term);
-      if (posting === undefined) {
-        posting = new Posting();
-        this.postings.set(term, posting);
-        const key = term.slice(0, BUCKET);
-        const bucket = this.buckets.get(key);
-        if (bucket === undefined) this.buckets.set(key, [term]);
-        else bucket.push(term);
-      }
-      posting.push(doc, tf);
-      posting.df++;
-    }
-    const length = terms.length + TITLE_WEIGHT * titleTerms.length;
+    return doc;
+  }
+
+  private close(doc: number, length: number): number {
     this.lengths[doc] = length;
     this.alive[doc] = 1;
     this.totalLength += length;
     this.living++;
     return doc;
+  }
+
+  private list(posting: Posting): void {
+    posting.listed = true;
+    const { term } = posting;
+    this.postings.set(term, posting);
+    const key = term.slice(0, BUCKET);
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, [term]);
+    else bucket.push(term);
+  }
+
+  /**
+   * Counts `times` more occurrences of a term in doc, straight into its posting (a document's
+   * entry is the last of each posting it has): no per-document map. A term is listed when
+   * its first document comes, so terms enter the index in first-occurrence order.
+   */
+  private count(posting: Posting, doc: number, times: number): void {
+    if (!posting.listed) this.list(posting);
+    const last = posting.length - 1;
+    if (last >= 0 && posting.docs[last] === doc) {
+      posting.tfs[last] = Math.min(posting.tfs[last]! + times, 65_535);
+    } else {
+      posting.push(doc, times);
+      posting.df++;
+    }
   }
 
   /** Removes a document; `terms`/`titleTerms` must be those it was added with. */
@@ -141,6 +262,7 @@ export class Bm25Index {
       }
       posting.length = kept;
       if (kept === 0) {
+        posting.listed = false;
         this.postings.delete(term);
         const bucket = this.buckets.get(term.slice(0, BUCKET));
         bucket?.splice(bucket.indexOf(term), 1);
@@ -264,18 +386,4 @@ export class Bm25Index {
     const best = this.topK(docs, limit, accept);
     return best.length < limit ? 0 : best[limit - 1]!.score;
   }
-}
-
-/** Index of doc in the first `length` ids of a sorted posting, or -1. */
-function findDoc(docs: Int32Array, length: number, doc: number): number {
-  let low = 0;
-  let high = length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const value = docs[mid]!;
-    if (value === doc) return mid;
-    if (value < doc) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -1;
 }

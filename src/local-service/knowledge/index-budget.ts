@@ -73,6 +73,20 @@ export class IndexBudget<T extends Sized> {
     this.settle(key);
   }
 
+  /**
+   * Holds an index built ahead of need (warm-up) as the least recently searched, without
+   * dropping any other: false, and nothing held, when it does not fit beside those held.
+   */
+  holdIfRoom(key: string, value: T): boolean {
+    if (this.held.has(key) || this.total + value.size > this.limit) return false;
+    const others = [...this.held];
+    this.held.clear();
+    this.held.set(key, { value, size: value.size });
+    for (const [other, entry] of others) this.held.set(other, entry);
+    this.total += value.size;
+    return true;
+  }
+
   /** Takes in key's new size after it changed, then keeps within the bound (sparing key). */
   resized(key: string): void {
     const entry = this.held.get(key);

@@ -25,4 +25,5 @@ export {
   type Passage,
   type SearchOptions,
   type SourceText,
+  type WarmUpReport,
 } from './types.js';

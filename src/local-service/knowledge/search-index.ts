@@ -13,14 +13,13 @@
 // then the rebuild, queued behind the add, reads it from the store. A search that finds no
 // index held queues its rebuild, so it waits for the adds issued before it.
 import type { Keyv } from 'keyv';
+import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger } from '../../log.js';
 import type { KeyvStore } from '../../state/keyv.js';
 import { chunkText, countTokens } from './chunk.js';
-import { Bm25Index } from './bm25.js';
+import { ChatbotIndex, type StoredSource } from './chatbot-index.js';
 import { IndexBudget } from './index-budget.js';
-import { headingOf, rawParagraphs } from './markdown.js';
-import { contextWeight, termsOf } from './terms.js';
-import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
+import type { KnowledgeIndex, SearchOptions, SourceText, WarmUpReport } from './types.js';
 
 export const CHUNKS_NAMESPACE = 'ls-chunks';
 
@@ -30,134 +29,16 @@ export const DEFAULT_MAX_INDEXED_CHUNKS = 200_000;
 export interface KnowledgeIndexOptions {
   /** Most chunks held in memory across every chatbot's index. Default 200 000. */
   maxIndexedChunks?: number;
-  /** Indexes dropped (info) and a chatbot larger than the bound (warn, once). Default silent. */
+  /** Indexes built and dropped (info) and a chatbot larger than the bound (warn, once). Default silent. */
   logger?: Logger;
+  /**
+   * Awaited by warm-up between two sources it indexes, so requests keep being served.
+   * Default: the next turn of the event loop (setImmediate). Tests may park warm-up here.
+   */
+  yieldToLoop?: (signal: AbortSignal) => Promise<void>;
 }
 
-/** A source as persisted: its metadata and its chunks. */
-interface StoredSource {
-  uuid: string;
-  chatbotUuid: string;
-  title: string;
-  type: string;
-  fileName: string;
-  link?: string;
-  chunks: string[];
-}
-
-type SourceMeta = Omit<StoredSource, 'chunks'>;
-
-interface ChunkRef {
-  source: SourceMeta;
-  index: number;
-  text: string;
-  /** The heading over a chunk that starts inside a section (its words are indexed with it). */
-  section?: string;
-  headings: string[];
-}
-
-/** For each chunk: the nearest heading above it when it does not start with one; its headings. */
-function sectionsOf(chunks: string[]): { section?: string; headings: string[] }[] {
-  let current: string | undefined;
-  return chunks.map((text) => {
-    const paragraphs = rawParagraphs(text);
-    const starts = headingOf(paragraphs[0] ?? '') !== undefined;
-    const section = starts ? undefined : current;
-    const headings: string[] = [];
-    for (const paragraph of paragraphs) {
-      const heading = headingOf(paragraph);
-      if (heading !== undefined) headings.push((current = heading));
-    }
-    return { ...(section && { section }), headings };
-  });
-}
-
-/**
- * A chunk's terms: its words, its headings' words once more (a heading says what the section
- * is about), and the words of the heading it sits under.
- */
-const chunkTerms = (ref: ChunkRef) =>
-  termsOf(`${ref.section ?? ''}\n${ref.headings.join('\n')}\n${ref.text}`);
-
-/** At most this many terms of earlier turns widen a search (see contextWeight). */
-const MAX_CONTEXT_TERMS = 12;
-
-class ChatbotIndex {
-  private readonly bm25 = new Bm25Index();
-  /** Chunk by document id. */
-  private readonly refs: (ChunkRef | undefined)[] = [];
-  private readonly idsBySource = new Map<string, number[]>();
-
-  /** Chunks indexed. */
-  get size(): number {
-    return this.bm25.size;
-  }
-
-  addSource(stored: StoredSource): void {
-    this.removeSource(stored.uuid);
-    const { chunks, ...meta } = stored;
-    const titleTerms = termsOf(meta.title);
-    const sections = sectionsOf(chunks);
-    const ids = chunks.map((text, index) => {
-      const ref: ChunkRef = { source: meta, index, text, headings: [], ...sections[index] };
-      const id = this.bm25.add(chunkTerms(ref), titleTerms);
-      this.refs[id] = ref;
-      return id;
-    });
-    this.idsBySource.set(stored.uuid, ids);
-  }
-
-  removeSource(uuid: string): void {
-    for (const id of this.idsBySource.get(uuid) ?? []) {
-      const ref = this.refs[id];
-      if (ref === undefined) continue;
-      this.bm25.remove(id, chunkTerms(ref), termsOf(ref.source.title));
-      this.refs[id] = undefined;
-    }
-    this.idsBySource.delete(uuid);
-  }
-
-  rename(uuid: string, title: string): void {
-    const ids = this.idsBySource.get(uuid) ?? [];
-    const first = ids[0] === undefined ? undefined : this.refs[ids[0]];
-    if (first === undefined) return;
-    const chunks = ids.map((id) => this.refs[id]?.text ?? '');
-    this.addSource({ ...first.source, title, chunks });
-  }
-
-  search(query: string, options: SearchOptions): Passage[] {
-    const queryTerms = [...new Set(termsOf(query))];
-    const contextTerms = [...new Set(termsOf(options.context ?? ''))]
-      .filter((term) => !queryTerms.includes(term))
-      .slice(0, MAX_CONTEXT_TERMS);
-    const terms = [
-      ...queryTerms.map((term) => ({ term, weight: 1 })),
-      ...contextTerms.map((term) => ({ term, weight: contextWeight(query) })),
-    ];
-    if (terms.length === 0) return [];
-    const allowed = options.sourceUuids === undefined ? undefined : new Set(options.sourceUuids);
-    if (allowed?.size === 0) return [];
-    const accept = allowed && ((id: number) => allowed.has(this.refs[id]?.source.uuid ?? ''));
-    const passages: Passage[] = [];
-    for (const hit of this.bm25.search(terms, options.limit ?? 5, accept)) {
-      const ref = this.refs[hit.doc];
-      if (ref === undefined) continue;
-      const { source } = ref;
-      passages.push({
-        sourceUuid: source.uuid,
-        title: source.title,
-        fileName: source.fileName,
-        type: source.type,
-        ...(source.link === undefined ? {} : { link: source.link }),
-        chunkIndex: ref.index,
-        text: ref.text,
-        ...(ref.section === undefined ? {} : { section: ref.section }),
-        score: hit.score,
-      });
-    }
-    return passages;
-  }
-}
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const isSource = (record: StoredSource | string[] | null | undefined): record is StoredSource =>
   record !== undefined && record !== null && !Array.isArray(record);
@@ -189,6 +70,9 @@ export async function createKnowledgeIndex(
     },
   });
   const queues = new Map<string, Promise<unknown>>();
+  const yieldToLoop = options.yieldToLoop ?? nextTurn;
+  const stopping = new AbortController();
+  let warming: Promise<unknown> = Promise.resolve();
 
   /** Runs fn after every earlier task of the same chatbot. */
   function serial<T>(chatbotUuid: string, fn: () => Promise<T>): Promise<T> {
@@ -207,6 +91,62 @@ export async function createKnowledgeIndex(
     return Array.isArray(list) ? list : [];
   }
 
+  async function recordsOf(chatbotUuid: string): Promise<StoredSource[]> {
+    const uuids = await sourceList(chatbotUuid);
+    return (uuids.length === 0 ? [] : await kv.getMany(uuids.map(sourceKey))).filter(isSource);
+  }
+
+  function built(chatbot: string, index: ChatbotIndex, started: number, cause: string): void {
+    const ms = Math.round(performance.now() - started);
+    logger.info({ chatbot, chunks: index.size, ms, cause }, 'built a chatbot search index');
+  }
+
+  /**
+   * Builds a chatbot's index ahead of its first search, in its queue (so adds and searches
+   * keep their order), one source at a time with a yield to the event loop between two.
+   * Never drops another index: one that does not fit beside those held is left unbuilt.
+   */
+  function warmOne(chatbotUuid: string, stop: AbortSignal): Promise<boolean> {
+    return serial(chatbotUuid, async () => {
+      if (loaded.get(chatbotUuid) !== undefined) return true;
+      if (stop.aborted) return false;
+      const records = await recordsOf(chatbotUuid);
+      const chunks = records.reduce((sum, record) => sum + record.chunks.length, 0);
+      if (chunks === 0 || loaded.chunks + chunks > maxIndexedChunks) return false;
+      const started = performance.now();
+      const index = new ChatbotIndex();
+      for (const record of records) {
+        if (stop.aborted) return false;
+        index.addSource(record);
+        await yieldToLoop(stop);
+      }
+      if (stop.aborted || !loaded.holdIfRoom(chatbotUuid, index)) return false;
+      built(chatbotUuid, index, started, 'warm-up');
+      return true;
+    });
+  }
+
+  async function warm(chatbotUuids: string[], signal?: AbortSignal): Promise<WarmUpReport> {
+    const stop = signal ? AbortSignal.any([stopping.signal, signal]) : stopping.signal;
+    const report: WarmUpReport = { built: [], skipped: [] };
+    for (const chatbot of new Set(chatbotUuids)) {
+      const ok =
+        !stop.aborted &&
+        (await warmOne(chatbot, stop).catch((error: unknown) => {
+          if (!stop.aborted) {
+            logger.warn({ chatbot, error: String(error) }, 'could not warm a chatbot search index');
+          }
+          return false;
+        }));
+      (ok ? report.built : report.skipped).push(chatbot);
+    }
+    logger.info(
+      { built: report.built.length, skipped: report.skipped.length, chunks: loaded.chunks },
+      stop.aborted ? 'search index warm-up cancelled' : 'search index warm-up finished',
+    );
+    return report;
+  }
+
   /** The chatbot's index, built from the store when not held; marked as just searched. */
   async function indexFor(chatbotUuid: string): Promise<ChatbotIndex> {
     const ready = loaded.get(chatbotUuid);
@@ -220,17 +160,16 @@ export async function createKnowledgeIndex(
         loaded.touch(chatbotUuid);
         return again;
       }
-      const uuids = await sourceList(chatbotUuid);
-      const records = (uuids.length === 0 ? [] : await kv.getMany(uuids.map(sourceKey))).filter(
-        isSource,
-      );
+      const records = await recordsOf(chatbotUuid);
       // Free the room first, so the dropped indexes can be collected while this one is built.
       loaded.makeRoomFor(
         chatbotUuid,
         records.reduce((sum, record) => sum + record.chunks.length, 0),
       );
+      const started = performance.now();
       const index = new ChatbotIndex();
-      for (const record of records) index.addSource(record);
+      index.load(records);
+      built(chatbotUuid, index, started, 'search');
       loaded.hold(chatbotUuid, index);
       return index;
     });
@@ -278,7 +217,15 @@ export async function createKnowledgeIndex(
       return (await indexFor(chatbotUuid)).search(query, options);
     },
 
+    warm(chatbotUuids: string[], signal?: AbortSignal) {
+      const run = warm(chatbotUuids, signal);
+      warming = run.catch(() => undefined);
+      return run;
+    },
+
     async close() {
+      stopping.abort(new Error('search index closing'));
+      await warming;
       await Promise.all([...queues.values()]);
       loaded.clear();
     },

@@ -48,7 +48,20 @@ export interface KnowledgeIndex {
   /** Changes the title everywhere it is shown and searched. */
   rename(sourceUuid: string, title: string): Promise<void>;
   search(chatbotUuid: string, query: string, options?: SearchOptions): Promise<Passage[]>;
+  /**
+   * Builds the indexes of these chatbots ahead of their first search, in this order, in the
+   * background (see search-index.ts); the signal or close() cancels it. Optional for other
+   * implementations.
+   */
+  warm?(chatbotUuids: string[], signal?: AbortSignal): Promise<WarmUpReport>;
   close(): Promise<void>;
+}
+
+export interface WarmUpReport {
+  /** Chatbots whose index warm-up built, in order. */
+  built: string[];
+  /** Chatbots left to their first search: no room within maxIndexedChunks, or cancelled. */
+  skipped: string[];
 }
 
 /** Thrown by text extraction for a file type it does not read (the route answers 415). */
