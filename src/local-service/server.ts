@@ -3,13 +3,14 @@
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { silentLogger } from '../log.js';
-import { openKeyvStore } from '../state/keyv.js';
+import { openKeyvStore, type KeyvStore } from '../state/keyv.js';
 import { KeyRing } from './auth.js';
 import { type ChatDeps, delayPacer } from './chat.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import { Ingestor } from './ingest.js';
 import type { WarmUpReport } from './knowledge/types.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
+import type { KnowledgePort } from './knowledge-port.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { isSchemaFailure, schemaFailureToError } from './schema-errors.js';
@@ -90,6 +91,19 @@ async function chatbotsByRecency(repo: Repository, keys: KeyRing, apiKeys: strin
     .map((chatbot) => chatbot.uuid);
 }
 
+/** Builds the knowledge side; a bad option must not leave the store it was given open. */
+async function knowledgeOrClose(
+  store: KeyvStore,
+  build: () => Promise<KnowledgePort>,
+): Promise<KnowledgePort> {
+  try {
+    return await build();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const keys = new KeyRing(options.apiKeys);
   const now = options.now ?? Date.now;
@@ -100,14 +114,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const store = await openKeyvStore(options.storeUrl ?? DEFAULTS.storeUrl);
   const knowledge =
     options.knowledge ??
-    (await createDefaultKnowledge(store, {
-      refusePrivateUrls: options.refusePrivateUrls ?? false,
-      maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
-      fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
-      llm: options.llm,
-      maxIndexedChunks: options.maxIndexedChunks,
-      logger,
-    }));
+    (await knowledgeOrClose(store, () =>
+      createDefaultKnowledge(store, {
+        refusePrivateUrls: options.refusePrivateUrls ?? false,
+        maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
+        fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
+        llm: options.llm,
+        maxIndexedChunks: options.maxIndexedChunks,
+        logger,
+      }),
+    ));
   const repo = new Repository(store);
   const ingestor = new Ingestor(repo, knowledge, now, logger);
   const closing = new AbortController();

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalService } from '../../src/local-service/index.js';
 import { createLogger } from '../../src/log.js';
 import { createKnowledgeIndex, type SourceText } from '../../src/local-service/knowledge/index.js';
 import { openKeyvStore, type KeyvStore } from '../../src/state/keyv.js';
@@ -143,5 +144,13 @@ describe('a service started on an existing store', () => {
     const quick = await startHarness({ storeUrl });
     await expect(quick.close()).resolves.toBeUndefined();
     await quick.service.warmUp; // settled, not left hanging
+  });
+});
+
+describe('a service given a bad memory bound', () => {
+  it('refuses to start, naming the option', async () => {
+    await expect(
+      startLocalService({ apiKeys: ['k-bound-0001'], maxIndexedChunks: 0 }),
+    ).rejects.toThrow(/maxIndexedChunks: must be a whole number of at least 1/);
   });
 });
