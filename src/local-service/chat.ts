@@ -13,6 +13,7 @@ import { HttpError } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
+import { searchInConversation } from './knowledge/follow-up.js';
 import { splitIntoPieces } from './knowledge/index.js';
 import { fromArray } from './pieces.js';
 import { ResponseSink } from './response-sink.js';
@@ -50,20 +51,16 @@ async function plan(
 ): Promise<Plan> {
   const agents = await deps.repo.listAgents(chatbot.uuid);
   const tags: AppliedTag[] = backgroundTags(agents, query);
-  // Earlier queries widen retrieval at a lower weight, so a follow-up finds its topic.
-  const context = history
-    .slice(-2)
-    .map((turn) => turn.query)
-    .join('\n');
   const route = await routeMessage({
     agents,
     query,
     previousAgentUuid: session.lastAgentUuid,
+    // A question that stands alone is searched alone; a follow-up borrows its topic's terms,
+    // which only break near-ties (see knowledge/follow-up.ts).
     search: (sourceUuids) =>
-      deps.knowledge.index.search(chatbot.uuid, query, {
+      searchInConversation(deps.knowledge.index, chatbot.uuid, query, history, {
         sourceUuids,
         limit: 5,
-        context: context === '' ? undefined : context,
       }),
   });
   if (route.kind === 'none') {

@@ -3,7 +3,8 @@
 // by the source it comes from. It never invents text; when the passages do not cover the
 // question well enough it says so.
 import { citePassages } from './cite.js';
-import { contextWeight, termsOf } from './terms.js';
+import { topicOf } from './follow-up.js';
+import { termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
 import { writeAnswer } from './write.js';
 import type { ComposedAnswer, Passage } from './types.js';
@@ -12,7 +13,7 @@ export const NOT_FOUND_ANSWER = 'I could not find that in my sources.';
 
 export interface ComposeOptions {
   citations: boolean;
-  /** Earlier turns, oldest first; the last queries lend their terms to a follow-up. */
+  /** Earlier turns, oldest first; their questions lend their terms to a follow-up only. */
   history?: { query: string; response: string }[];
 }
 
@@ -32,6 +33,12 @@ const FOCUS_BONUS = 0.3;
 const SECTION_BONUS = 0.2;
 /** A table row reads worse than prose that says as much. */
 const ROW_FACTOR = 0.85;
+/** What a term of the topic adds to a unit holding it (times its rarity), for a follow-up… */
+const TOPIC_WEIGHT = 0.35;
+/** …all together at most this share of the commonest question term's: it breaks ties only. */
+const TOPIC_CAP = 0.5;
+/** How much a topic term found elsewhere in the unit's passage counts, next to in the unit. */
+const PASSAGE_TOPIC = 0.5;
 
 /** How strongly weighted terms stand for `term`: exactly, or by a shared long prefix. */
 function matches(term: string, weights: ReadonlyMap<string, number>): number {
@@ -62,12 +69,10 @@ export function composeAnswer(
 ): ComposedAnswer {
   const notFound: ComposedAnswer = { text: NOT_FOUND_ANSWER, citeData: {} };
   const queryTerms = [...new Set(termsOf(query))];
-  const earlier = (options.history ?? [])
-    .slice(-2)
-    .map((turn) => turn.query)
-    .join('\n');
-  const contextTerms = [...new Set(termsOf(earlier))].filter((t) => !queryTerms.includes(t));
-  if (queryTerms.length === 0) return notFound; // context alone is not a question
+  if (queryTerms.length === 0) return notFound; // a topic alone is not a question
+  // A question that stands alone is answered as if asked fresh (see follow-up.ts).
+  const topic = topicOf(query, options.history ?? []) ?? '';
+  const topicTerms = [...new Set(termsOf(topic))].filter((t) => !queryTerms.includes(t));
 
   const cited = citePassages(passages).slice(0, MAX_PASSAGES);
   const passageTerms = cited.map((c) =>
@@ -85,7 +90,9 @@ export function composeAnswer(
     return Math.log(1 + (cited.length + 1) / Math.max(df, 0.5));
   };
   const queryIdf = queryTerms.map(idf);
-  const contextShare = contextWeight(query);
+  const topicIdf = topicTerms.map(idf);
+  // Less than one more question term said in full brings: the topic never outranks the question.
+  const topicCap = TOPIC_CAP * Math.min(...queryIdf);
   const scored: Scored[] = cited.flatMap((c, rank) =>
     unitsOf(c, rank).map((unit) => {
       const matched = new Map<number, number>();
@@ -96,8 +103,15 @@ export function composeAnswer(
         matched.set(i, strength);
         if (unit.section.has(term)) base += SECTION_BONUS * queryIdf[i]!;
       });
-      for (const term of contextTerms)
-        base += contextShare * matches(term, unit.weights) * idf(term);
+      // A unit also speaks of the topic its passage is about, less than of its own words.
+      const topicScore = topicTerms.reduce((sum, term, i) => {
+        const held = Math.max(
+          matches(term, unit.weights),
+          PASSAGE_TOPIC * matches(term, passageTerms[rank]!),
+        );
+        return sum + held * topicIdf[i]!;
+      }, 0);
+      base += Math.min(TOPIC_WEIGHT * topicScore, topicCap);
       return { unit, matched, base };
     }),
   );
