@@ -3,6 +3,13 @@
 // by the source it comes from. It never invents text; when the passages do not cover the
 // question well enough it says so.
 import { citePassages } from './cite.js';
+import {
+  commandTerms,
+  definitionSubject,
+  isHowTo,
+  leadsWithSubject,
+  sectionIsSubject,
+} from './compose-shape.js';
 import { topicOf } from './follow-up.js';
 import { termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
@@ -39,6 +46,17 @@ const TOPIC_WEIGHT = 0.35;
 const TOPIC_CAP = 0.5;
 /** How much a topic term found elsewhere in the unit's passage counts, next to in the unit. */
 const PASSAGE_TOPIC = 0.5;
+/**
+ * A unit's gain is scaled between this and 1 by its passage's retrieval score against the best
+ * one's: the retriever weighs each term by its rarity in the whole corpus, which the few
+ * passages read here cannot tell (a name every document says is no evidence at all).
+ */
+const RELEVANCE_FLOOR = 0.5;
+/** For "what is X": a sentence with X as its subject, and one under a heading that is X. */
+const SUBJECT_LEAD_BONUS = 0.5;
+const SUBJECT_SECTION_BONUS = 0.3;
+/** For "how do I …": a unit introducing the command that does it (see compose-shape.ts). */
+const PROCEDURE_BONUS = 0.8;
 
 /** How strongly weighted terms stand for `term`: exactly, or by a shared long prefix. */
 function matches(term: string, weights: ReadonlyMap<string, number>): number {
@@ -60,6 +78,8 @@ interface Scored {
   /** Query term index → strength, 0..1. */
   matched: Map<number, number>;
   base: number;
+  /** What introducing the asked command adds, to the first unit only: the rest add words. */
+  procedure: number;
 }
 
 export function composeAnswer(
@@ -93,6 +113,12 @@ export function composeAnswer(
   const topicIdf = topicTerms.map(idf);
   // Less than one more question term said in full brings: the topic never outranks the question.
   const topicCap = TOPIC_CAP * Math.min(...queryIdf);
+  const subject = definitionSubject(query);
+  const subjectIdf = (subject ?? []).reduce((sum, term) => sum + idf(term), 0);
+  const howTo = isHowTo(query);
+  const topScore = Math.max(0, ...cited.map((c) => c.passage.score));
+  const relevance = (score: number) =>
+    topScore > 0 ? RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * Math.max(0, score / topScore) : 1;
   const scored: Scored[] = cited.flatMap((c, rank) =>
     unitsOf(c, rank).map((unit) => {
       const matched = new Map<number, number>();
@@ -103,6 +129,13 @@ export function composeAnswer(
         matched.set(i, strength);
         if (unit.section.has(term)) base += SECTION_BONUS * queryIdf[i]!;
       });
+      if (subject !== undefined) {
+        if (leadsWithSubject(unit.text, subject)) base += SUBJECT_LEAD_BONUS * subjectIdf;
+        if (sectionIsSubject(unit, subject)) base += SUBJECT_SECTION_BONUS * subjectIdf;
+      }
+      const procedure = howTo
+        ? PROCEDURE_BONUS * procedureIdf(unit, queryTerms, queryIdf, matched)
+        : 0;
       // A unit also speaks of the topic its passage is about, less than of its own words.
       const topicScore = topicTerms.reduce((sum, term, i) => {
         const held = Math.max(
@@ -112,7 +145,7 @@ export function composeAnswer(
         return sum + held * topicIdf[i]!;
       }, 0);
       base += Math.min(TOPIC_WEIGHT * topicScore, topicCap);
-      return { unit, matched, base };
+      return { unit, matched, base, procedure };
     }),
   );
 
@@ -132,11 +165,12 @@ export function composeAnswer(
       const source = unit.cited.passage.sourceUuid;
       if (!sources.has(source) && sources.size >= MAX_SOURCES) continue;
       if (chosen.some((c) => sameWords(c.unit.text, unit.text))) continue;
-      let gain = candidate.base;
+      let gain = candidate.base + (chosen.length === 0 ? candidate.procedure : 0);
       for (const [i, strength] of candidate.matched)
         gain += strength * queryIdf[i]! * (covered.has(i) ? REPEAT_WEIGHT : 1);
       gain *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
       if (unit.kind === 'row') gain *= ROW_FACTOR;
+      gain *= relevance(unit.cited.passage.score);
       if (gain > bestGain) [best, bestGain] = [candidate, gain];
     }
     if (best === undefined || (chosen.length > 0 && bestGain < first * MIN_GAIN)) break;
@@ -152,6 +186,26 @@ export function composeAnswer(
         chosen.map((c) => c.unit),
         options.citations,
       );
+}
+
+/**
+ * A question term that the unit's code block runs counts in full, and the unit is a procedure
+ * for it: returns the rarity of the rarest such term (0 when the code runs none).
+ */
+function procedureIdf(
+  unit: Unit,
+  queryTerms: readonly string[],
+  queryIdf: readonly number[],
+  matched: Map<number, number>,
+): number {
+  const commands = commandTerms(unit);
+  let best = 0;
+  queryTerms.forEach((term, i) => {
+    if (!commands.has(term)) return;
+    matched.set(i, 1);
+    best = Math.max(best, queryIdf[i]!);
+  });
+  return best;
 }
 
 const sameWords = (a: string, b: string) => termsOf(a).join(' ') === termsOf(b).join(' ');
