@@ -2,8 +2,8 @@
 // service, or to the embedded local service's data when none is configured.
 import { hasError, localFileReader, renderText, runAdminTokens } from './admin/index.js';
 import { loadConfig } from './config.js';
-import { DEMO_CHATBOT_NAME, startEmbeddedService, type EmbeddedService } from './embedded.js';
-import { createServiceClient, proxyFromEnv } from './service/index.js';
+import { DEMO_CHATBOT_NAME } from './embedded.js';
+import { connectToService } from './service-connection.js';
 import { openState } from './state/index.js';
 
 export async function runAdminCli(
@@ -13,15 +13,8 @@ export async function runAdminCli(
 ): Promise<number> {
   const config = loadConfig(env);
   const state = await openState(config.storeUrl);
-  let embedded: EmbeddedService | undefined;
   try {
-    if (!config.service) embedded = await startEmbeddedService(config);
-    const proxy = config.service ? proxyFromEnv(env) : undefined;
-    const client = createServiceClient({
-      baseUrl: config.service?.url ?? embedded!.url,
-      apiKey: config.service?.apiKey ?? embedded!.apiKey,
-      ...(proxy ? { dispatcher: proxy } : {}),
-    });
+    const { client, embedded, close } = await connectToService(config, env);
     try {
       // The same fallback as the chat: the configured chatbot, or the embedded demo one (made
       // by the first `npm start`; by name, so a command that needs no chatbot costs nothing).
@@ -34,17 +27,15 @@ export async function runAdminCli(
         isAdmin: true,
         client,
         state,
-        ...(defaultChatbot ? { defaultChatbot } : {}),
+        defaultChatbot,
         readFile: localFileReader(config.maxUploadBytes),
       });
       out.write(`${renderText(blocks)}\n`);
       return hasError(blocks) ? 1 : 0;
     } finally {
-      await client.close();
-      await proxy?.close();
+      await close();
     }
   } finally {
-    await embedded?.close();
     await state.close();
   }
 }

@@ -5,9 +5,9 @@ import { createConsoleAdapter } from '../adapters/console/console.js';
 import { configuredPlatforms } from './platforms.js';
 import { createConversation } from './bridge/index.js';
 import { loadConfig } from './config.js';
-import { ensureDemoChatbot, startEmbeddedService, type EmbeddedService } from './embedded.js';
+import { ensureDemoChatbot } from './embedded.js';
 import { createLogger } from './log.js';
-import { createServiceClient, proxyFromEnv } from './service/index.js';
+import { connectToService } from './service-connection.js';
 import { openState } from './state/index.js';
 
 export interface StartIo {
@@ -25,25 +25,18 @@ export async function start(io: StartIo): Promise<void> {
   });
 
   const state = await openState(config.storeUrl, { logger });
-  let embedded: EmbeddedService | undefined;
-  if (!config.service) {
-    embedded = await startEmbeddedService(config, logger.child({ component: 'local-service' }));
-  }
-  // A remote service is reached through the proxy variables, if set; the embedded one never is.
-  const proxy = config.service ? proxyFromEnv(io.env) : undefined;
-  const client = createServiceClient({
-    baseUrl: config.service?.url ?? embedded!.url,
-    apiKey: config.service?.apiKey ?? embedded!.apiKey,
-    ...(proxy ? { dispatcher: proxy } : {}),
-  });
+  const service = await connectToService(
+    config,
+    io.env,
+    logger.child({ component: 'local-service' }),
+  );
+  const { client, embedded } = service;
   let defaultChatbot = config.defaultChatbot;
   if (embedded && !defaultChatbot) defaultChatbot = await ensureDemoChatbot(client, state, logger);
 
   const conversation = createConversation({ client, state, defaultChatbot, logger });
   const shutdown = async () => {
-    await client.close();
-    await proxy?.close();
-    await embedded?.close();
+    await service.close();
     await state.close();
   };
 

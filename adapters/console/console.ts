@@ -67,7 +67,7 @@ export function createConsoleAdapter(
     isAdmin: true,
     client: deps.client,
     state: deps.state,
-    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
+    defaultChatbot: deps.defaultChatbot,
     readFile: localFileReader(deps.maxUploadBytes),
   });
 

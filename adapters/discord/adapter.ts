@@ -68,7 +68,7 @@ export function createDiscordAdapter(
   const onInteraction = createInteractionHandler({
     client: deps.client,
     state: deps.state,
-    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
+    defaultChatbot: deps.defaultChatbot,
     maxUploadBytes: config.maxUploadBytes,
     admins: config.admins,
     logger,

@@ -82,7 +82,7 @@ function context(interaction: AnyCommandInteraction, deps: InteractionDeps): Adm
     isAdmin,
     client: deps.client,
     state: deps.state,
-    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
+    defaultChatbot: deps.defaultChatbot,
   };
 }
 

@@ -93,7 +93,7 @@ export class SlackAdmin {
       isAdmin: await this.isAdmin(workspace, userId),
       client,
       state,
-      ...(defaultChatbot ? { defaultChatbot } : {}),
+      defaultChatbot,
       ...(now ? { now } : {}),
     };
   }

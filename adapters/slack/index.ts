@@ -105,7 +105,7 @@ export function createSlackAdapter(
     users,
     client: deps.client,
     state: deps.state,
-    ...(deps.defaultChatbot ? { defaultChatbot: deps.defaultChatbot } : {}),
+    defaultChatbot: deps.defaultChatbot,
     runner: deps.admin ?? sharedAdminRunner,
     logger,
     botToken: config.botToken,

@@ -8,6 +8,7 @@ import { ServiceError } from './errors.js';
 import type { CallScope } from './scope.js';
 import { TextBody } from './stream.js';
 import { withRootCertificates } from './h1/connection.js';
+import type { H1Response } from './h1/exchange.js';
 import { H1Pool } from './h1/pool.js';
 import { transportError } from './transport-error.js';
 
@@ -22,11 +23,8 @@ export interface HttpRequest {
   stream?: boolean;
 }
 
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: TextBody;
-}
+/** Status, headers, and the body streaming into a TextBody: the same shape on both transports. */
+export type HttpResponse = H1Response;
 
 export interface TransportConfig {
   baseUrl: string;

@@ -3,6 +3,7 @@
 // stream can only append, so a view that shrinks forces it back to post-and-edit.
 import { describe, expect, it } from 'vitest';
 import { safeMarkdown, safeMarkdownParts } from '../../src/bridge/safe-markdown.js';
+import { seededRandom } from '../seeded-random.js';
 
 const ANSWER = [
   'Read ',
@@ -32,21 +33,9 @@ const ANSWER = [
 
 const CLOSERS = /^(?:\n?(?:`{3,}|~{3,})|`?(?:\*\*)?)$/;
 
-/** A repeatable pseudo-random source (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Raw prefixes of `text` as a stream delivers it, in pieces of 1 to 12 characters. */
 function growth(text: string, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const steps: string[] = [];
   for (let end = 0; end < text.length;) {
     end = Math.min(text.length, end + 1 + Math.floor(next() * 12));

@@ -3,21 +3,10 @@
 // final CRLF, and refuse malformed framing with a named rule however the reads fall.
 import { describe, expect, it } from 'vitest';
 import { ChunkedDecoder, ChunkedError } from '../../src/service/h1/chunked.js';
+import { seededRandom } from '../seeded-random.js';
 
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
-
-/** mulberry32: small, seeded, good enough to pick sizes and cut points. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const intBelow = (random: () => number, bound: number) => Math.floor(random() * bound);
 

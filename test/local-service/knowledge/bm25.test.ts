@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, type QueryTerm } from '../../../src/local-service/knowledge/bm25.js';
-
-/** Seeded PRNG so a failure reproduces. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../seeded-random.js';
 
 /** Plain BM25 over every document, the reference the pruned search must agree with. */
 function bruteForce(docs: (string[] | undefined)[], query: QueryTerm[], limit: number) {
@@ -36,7 +26,7 @@ function bruteForce(docs: (string[] | undefined)[], query: QueryTerm[], limit: n
 
 describe('Bm25Index', () => {
   it('returns exactly the BM25 top k despite pruning, also after removals', () => {
-    const rand = random(42);
+    const rand = seededRandom(42);
     const vocab = Array.from({ length: 60 }, (_, i) => `w${i}`);
     // skewed: low-numbered words are very common, so pruning kicks in
     const word = () => vocab[Math.floor(vocab.length * rand() * rand())]!;

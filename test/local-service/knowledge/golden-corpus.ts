@@ -5,17 +5,7 @@
 // It goes through every path that builds index state: a rebuild from the store, sources added
 // to a held index, a source replaced by new text, renames, and a second rebuild from scratch.
 import type { KnowledgeIndex, SearchOptions } from '../../../src/local-service/knowledge/index.js';
-
-/** mulberry32: the same text on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../seeded-random.js';
 
 /** Words chosen to meet every rule of terms.ts: stems, stop words, case, digits, scripts. */
 export const WORDS = (
@@ -75,7 +65,7 @@ async function record(
 }
 
 export function goldenQueries(): [string, SearchOptions][] {
-  const rand = seeded(99);
+  const rand = seededRandom(99);
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)]!;
   const queries: [string, SearchOptions][] = [
     ['how do I install it?', {}],
@@ -106,7 +96,7 @@ export function goldenQueries(): [string, SearchOptions][] {
  * Returns every search's hits (source, chunk, section, score).
  */
 export async function goldenRun(open: () => Promise<KnowledgeIndex>): Promise<Recorded[]> {
-  const rand = seeded(2024);
+  const rand = seededRandom(2024);
   const queries = goldenQueries();
   const add = (index: KnowledgeIndex, i: number, chatbot = 'golden') =>
     index.add({

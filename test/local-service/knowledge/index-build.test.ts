@@ -6,7 +6,8 @@ import { Bm25Index } from '../../../src/local-service/knowledge/bm25.js';
 import { createKnowledgeIndex } from '../../../src/local-service/knowledge/index.js';
 import { normalizeTerm, termsOf, tokenize } from '../../../src/local-service/knowledge/terms.js';
 import { openKeyvStore } from '../../../src/state/keyv.js';
-import { WORDS, goldenRun, makeText, seeded } from './golden-corpus.js';
+import { seededRandom } from '../../seeded-random.js';
+import { WORDS, goldenRun, makeText } from './golden-corpus.js';
 
 /** termsOf as it was: a regular-expression split, then each token normalized. */
 function termsOfBefore(text: string): string[] {
@@ -19,7 +20,7 @@ function termsOfBefore(text: string): string[] {
 
 describe('index build', () => {
   it('finds exactly the terms the regular-expression split found', () => {
-    const rand = seeded(5);
+    const rand = seededRandom(5);
     const odd = ['\ud835', '\udc9c', '\u0301', '\u2028', '_', '😀', '𝒳', 'ǅ', 'İ', '٣', '\u00a0'];
     for (let i = 0; i < 300; i++) {
       const text =
@@ -49,7 +50,7 @@ describe('index build', () => {
   });
 
   it('builds in bulk the same index as one document at a time', () => {
-    const rand = seeded(8);
+    const rand = seededRandom(8);
     const documents = Array.from({ length: 400 }, (_, i) => ({
       texts: [makeText(rand, 2), ...(i % 3 === 0 ? ['Heading words'] : [])],
       titleTerms: termsOf(`${WORDS[i % WORDS.length]!} guide`),
