@@ -10,7 +10,6 @@ import { createDefaultKnowledge } from '../src/local-service/knowledge-default.j
 import type { KnowledgePort } from '../src/local-service/knowledge-port.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState } from '../src/state/index.js';
-import { openKeyvStore } from '../src/state/keyv.js';
 import { METHOD_LIMITS, sleep } from '../adapters/slack/pacing.js';
 import type { FakeSlackOptions } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
@@ -28,7 +27,7 @@ interface Script {
 
 async function startBench(fake: FakeSlackOptions, windowMs?: number) {
   const scripts = new Map<string, Script>();
-  const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
+  const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     maxFetchBytes: 1024,
     fetchTimeoutMs: 1000,

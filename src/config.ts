@@ -36,7 +36,6 @@ const schema = z
     CHATBRIDGE_ADMINS: optionalText,
     CHATBRIDGE_STREAM_DELAY_MS: wholeNumber('CHATBRIDGE_STREAM_DELAY_MS', 0, 10_000),
     CHATBRIDGE_MAX_UPLOAD_BYTES: wholeNumber('CHATBRIDGE_MAX_UPLOAD_BYTES', 1, 100_000_000),
-    CHATBRIDGE_MAX_INDEXED_CHUNKS: wholeNumber('CHATBRIDGE_MAX_INDEXED_CHUNKS', 1, 100_000_000),
     LLM_URL: httpUrl('LLM_URL'),
     LLM_MODEL: optionalText,
     LLM_API_KEY: optionalText,
@@ -76,8 +75,6 @@ export interface BridgeConfig {
   admins: string[];
   streamDelayMs: number;
   maxUploadBytes: number;
-  /** The embedded service's bound on chunks held in its search indexes; undefined keeps its default. */
-  maxIndexedChunks?: number;
   /** The embedded service's language model; timeouts left undefined keep its defaults. */
   llm?: {
     url: string;
@@ -118,7 +115,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
       .filter(Boolean),
     streamDelayMs: e.CHATBRIDGE_STREAM_DELAY_MS ?? 15,
     maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES ?? DEFAULT_MAX_UPLOAD_BYTES,
-    maxIndexedChunks: e.CHATBRIDGE_MAX_INDEXED_CHUNKS,
     llm: e.LLM_URL
       ? {
           url: e.LLM_URL,

@@ -126,38 +126,3 @@ describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
   });
 });
 
-describe('CHATBRIDGE_MAX_INDEXED_CHUNKS', () => {
-  it('reads the bound, and leaves it to the service default when unset or empty', () => {
-    expect(loadConfig({ CHATBRIDGE_MAX_INDEXED_CHUNKS: ' 50000 ' }).maxIndexedChunks).toBe(50_000);
-    expect(loadConfig({}).maxIndexedChunks).toBeUndefined();
-    expect(loadConfig({ CHATBRIDGE_MAX_INDEXED_CHUNKS: '' }).maxIndexedChunks).toBeUndefined();
-  });
-
-  it('refuses anything but a whole number from 1 to 100000000', () => {
-    for (const bad of ['0', '-5', 'lots', '1.5', '2e5', '0x10', '100000001']) {
-      expect(problemsOf({ CHATBRIDGE_MAX_INDEXED_CHUNKS: bad }), bad).toEqual([
-        'CHATBRIDGE_MAX_INDEXED_CHUNKS must be a whole number from 1 to 100000000',
-      ]);
-    }
-  });
-
-  it('bounds the embedded service, which warns of a chatbot larger than the bound', async () => {
-    const { client, lines, close } = await embeddedWith({ CHATBRIDGE_MAX_INDEXED_CHUNKS: '1' });
-    try {
-      const chatbot = await client.createChatbot({ name: 'Bounded' });
-      await client.addQaSource(chatbot.uuid, { question: 'Sky?', answer: 'The sky is blue.' });
-      await client.addQaSource(chatbot.uuid, { question: 'Grass?', answer: 'The grass is green.' });
-      const session = await client.createSession(chatbot.uuid);
-      let answer = '';
-      for await (const piece of await client.streamMessage(session.uuid, { query: 'Sky colour?' }))
-        answer += piece;
-      expect(answer).toContain('blue'); // served all the same
-      const warnings = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(warnings).toContainEqual(
-        expect.objectContaining({ chatbot: chatbot.uuid, chunks: 2, maxIndexedChunks: 1 }),
-      );
-    } finally {
-      await close();
-    }
-  });
-});

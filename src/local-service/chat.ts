@@ -15,10 +15,12 @@ import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
 import { searchInConversation } from './knowledge/follow-up.js';
 import { splitIntoPieces } from './knowledge/index.js';
+import type { KnowledgeIndex } from './knowledge/types.js';
 import { fromArray } from './pieces.js';
 import { ResponseSink } from './response-sink.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
-import type { ChatbotRecord, MessageWire, SessionRecord } from './records.js';
+import type { ChatbotRecord, SessionRecord } from './records.js';
+import type { StoredMessage } from './rows.js';
 import type { Repository } from './repository.js';
 
 export const NO_AGENT_TEXT = 'This chatbot has no enabled agent that can answer right now.';
@@ -26,6 +28,8 @@ const HISTORY_TURNS = 5;
 
 export interface ChatDeps {
   repo: Repository;
+  /** Search over the chunks stored beside the records. */
+  index: KnowledgeIndex;
   knowledge: KnowledgePort;
   limiter: SlidingWindowLimiter;
   now: () => number;
@@ -58,7 +62,7 @@ async function plan(
     // A question that stands alone is searched alone; a follow-up borrows its topic's terms,
     // which only break near-ties (see knowledge/follow-up.ts).
     search: (sourceUuids) =>
-      searchInConversation(deps.knowledge.index, chatbot.uuid, query, history, {
+      searchInConversation(deps.index, chatbot.uuid, query, history, {
         sourceUuids,
         limit: 5,
       }),
@@ -158,7 +162,7 @@ export async function streamAnswer(
       started = await startAnswer(deps, chatbot, session, query);
     } catch (error) {
       // No answer was written: the message does not count against the limit.
-      deps.limiter.release(chatbot.uuid, decision.slot, limit);
+      deps.limiter.release(chatbot.uuid, decision.slot);
       throw error;
     }
     if (faults.firstByteDelayMs) {
@@ -184,10 +188,8 @@ async function startAnswer(
   session: SessionRecord,
   query: string,
 ): Promise<Started> {
-  const earlier = await deps.repo.listMessages(session.uuid);
-  const history = earlier
-    .slice(-HISTORY_TURNS)
-    .map(({ query: q, response }) => ({ query: q, response }));
+  const earlier = await deps.repo.lastMessages(session.uuid, HISTORY_TURNS);
+  const history = earlier.map(({ query: q, response }) => ({ query: q, response }));
   const planned = await plan(deps, chatbot, session, query, history);
   // The first piece is produced before the status is sent, so a failure there is a clean error.
   const iterator = planned.draft.pieces[Symbol.asyncIterator]();
@@ -254,7 +256,7 @@ async function writeAndStore(
   }
 
   const at = isoTimestamp(deps.now());
-  const message: MessageWire & { error_message?: string } = {
+  const message: StoredMessage = {
     uuid: newId(),
     query,
     response: text,
@@ -266,11 +268,9 @@ async function writeAndStore(
   };
   if (errorMessage !== undefined) message.error_message = errorMessage;
   try {
-    await deps.repo.appendMessage(session.uuid, message);
-    await deps.repo.saveSession({
-      ...session,
-      lastAgentUuid: agentUuid ?? session.lastAgentUuid,
-      modified_at: at,
+    await deps.repo.appendMessage(session.uuid, message, {
+      ...(agentUuid === undefined ? {} : { lastAgentUuid: agentUuid }),
+      modifiedAt: at,
     });
   } catch (error) {
     // The text is out already; without a stored message the reader must see a broken stream.

@@ -11,7 +11,7 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --port N                 port to listen on (default 8787; 0 = any free port)   CHATBRIDGE_SERVICE_PORT
   --host ADDR              address to listen on (default 127.0.0.1)              CHATBRIDGE_SERVICE_HOST
   --api-key KEY            an API key; repeat for more users (required)          CHATBRIDGE_SERVICE_API_KEYS (comma-separated)
-  --store URL              memory://, sqlite://path or redis://…                 CHATBRIDGE_SERVICE_STORE
+  --store URL              sqlite://path (shared by processes) or memory://      CHATBRIDGE_SERVICE_STORE
   --data-dir DIR           folder of the default SQLite store (default ./data)   CHATBRIDGE_SERVICE_DATA_DIR
   --stream-delay-ms N      pause between streamed pieces (default 0)             CHATBRIDGE_SERVICE_STREAM_DELAY_MS
   --llm-url URL            OpenAI-compatible endpoint that writes answers        CHATBRIDGE_SERVICE_LLM_URL (key: LLM_API_KEY)
@@ -21,8 +21,6 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
   --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
   --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
-  --max-indexed-chunks N   chunks kept in memory by the search indexes of all    CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS
-                           chatbots (default 200000, about 180 MB per 100000)
   --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
                            fault injection on stream requests (off by default)   CHATBRIDGE_SERVICE_FAULT_…`;
 
@@ -39,7 +37,6 @@ const FLAGS = {
   'llm-idle-timeout-ms': { type: 'string' },
   'refuse-private-urls': { type: 'boolean' },
   'max-upload-bytes': { type: 'string' },
-  'max-indexed-chunks': { type: 'string' },
   'fault-first-byte-delay-ms': { type: 'string' },
   'fault-status': { type: 'string' },
   'fault-cut-after': { type: 'string' },
@@ -50,8 +47,6 @@ class UsageError extends Error {}
 
 /** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
 const LLM_TIMEOUT_MAX_MS = 3_600_000;
-/** Far beyond any one machine's memory (~180 GB of indexes); catches a misplaced digit. */
-const MAX_INDEXED_CHUNKS_LIMIT = 100_000_000;
 
 function wholeNumber(value: string | undefined, name: string, min: number, max: number) {
   if (value === undefined || value.trim() === '') return undefined;
@@ -142,12 +137,6 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
       'CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES',
       1,
       2 ** 31,
-    ),
-    maxIndexedChunks: numberOption(
-      'max-indexed-chunks',
-      'CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS',
-      1,
-      MAX_INDEXED_CHUNKS_LIMIT,
     ),
     llm:
       llmUrl === undefined

@@ -1,17 +1,23 @@
-// Adding knowledge: question/answer pairs and uploads are stored (pending), indexed, then marked
-// success before the response (an index failure marks them error and answers 500); a URL is
-// answered at once with status "await" and fetched in the background, then "success" or
-// "error" (with the reason in error_message and meta_json.error). Fetches still pending at a
-// restart are resumed. Same bytes uploaded twice, or the same URL added twice, answer 409 with
-// the existing data source as the body (a failed URL is fetched again instead).
+// Adding knowledge. A question/answer pair or an upload is read and cut into chunks first,
+// then stored with its chunks as `success` in one transaction before the response: what was
+// acknowledged is searchable, and a crash before that leaves nothing behind. A URL is answered
+// at once with status `await` and fetched in the background, then `success` (with its chunks,
+// in one transaction) or `error` with the reason in error_message and meta_json.error.
+//
+// Fetches are leased (see sources.ts): a sweep every LEASE_MS / 2 takes up what a crash or a
+// stop left waiting, in this process or another on the same file. The same bytes uploaded
+// twice, or the same URL added twice, answer 409 with the existing data source as the body (a
+// failed URL is fetched again instead).
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { HttpError } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
+import { prepareText } from './knowledge/chunk-store.js';
 import { UnsupportedFileTypeError } from './knowledge/types.js';
 import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
+import { DuplicateSourceError } from './sources.js';
 
 export interface UploadInput {
   bytes: Buffer;
@@ -20,13 +26,18 @@ export interface UploadInput {
   meta: Record<string, unknown>;
 }
 
+/** How long a fetch is held by the process doing it; renewed while it runs. */
+export const LEASE_MS = 30_000;
+
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 const conflict = (existing: SourceRecord): HttpError =>
   new HttpError(409, 'conflict', 'this data source already exists', { body: sourceWire(existing) });
 
 export class Ingestor {
   private readonly tasks = new Set<Promise<void>>();
+  private readonly fetching = new Set<string>();
   private readonly stop = new AbortController();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly repo: Repository,
@@ -53,6 +64,21 @@ export class Ingestor {
     };
   }
 
+  /** Stores a source with its chunks, searchable as soon as it is acknowledged. */
+  private storeIndexed(record: SourceRecord, text: string): SourceRecord {
+    const prepared = prepareText(text);
+    try {
+      return this.repo.sources.createIndexed(
+        { ...record, status: 'success', tokens: prepared.tokens },
+        prepared,
+      );
+    } catch (error) {
+      if (error instanceof DuplicateSourceError) throw conflict(error.existing);
+      this.logger.error({ err: error, source: record.uuid }, 'storing a data source failed');
+      throw new HttpError(500, 'index_failed', 'the data source could not be stored; try again');
+    }
+  }
+
   async addQa(owner: string, chatbotUuid: string, question: string, answer: string) {
     const text = `${question.trim()}\n\n${answer.trim()}`;
     const record: SourceRecord = {
@@ -60,81 +86,32 @@ export class Ingestor {
       file_size: byteLength(text),
       meta_json: JSON.stringify({ question, answer }),
     };
-    return this.storeThenIndex(record, { fileName: '', text });
-  }
-
-  /**
-   * The record is stored first (pending), then the text is indexed, then the record is marked
-   * success: a failed store leaves nothing searchable, a failed index leaves an "error" record.
-   */
-  private async storeThenIndex(
-    record: SourceRecord,
-    source: { fileName: string; link?: string; text: string },
-  ): Promise<SourceRecord> {
-    await this.repo.createSource(record);
-    let tokens: number;
-    try {
-      ({ tokens } = await this.knowledge.index.add({
-        uuid: record.uuid,
-        chatbotUuid: record.chatbotUuid,
-        title: record.title,
-        type: record.type,
-        ...source,
-      }));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      this.logger.error({ err: error, source: record.uuid }, 'indexing a data source failed');
-      await this.setStatus(record.uuid, (r) => ({
-        ...r,
-        status: 'error',
-        error_message: `indexing failed: ${reason}`,
-      }));
-      throw new HttpError(500, 'index_failed', 'the data source could not be indexed; try again');
-    }
-    const done = await this.setStatus(record.uuid, (r) => ({ ...r, status: 'success', tokens }));
-    return done ?? { ...record, status: 'success', tokens };
-  }
-
-  private setStatus(uuid: string, change: (r: SourceRecord) => SourceRecord) {
-    return this.repo.updateSource(uuid, (r) => ({
-      ...change(r),
-      modified_at: isoTimestamp(this.now()),
-    }));
+    return this.storeIndexed(record, text);
   }
 
   async addUpload(owner: string, chatbotUuid: string, input: UploadInput): Promise<SourceRecord> {
     const hash = createHash('sha256').update(input.bytes).digest('hex');
-    const key = `upload:${chatbotUuid}:${hash}`;
-    return this.repo.exclusive(key, async () => {
-      const existingUuid = await this.repo.lookup(key);
-      const existing = existingUuid ? await this.repo.getSource(existingUuid) : undefined;
-      if (existing) throw conflict(existing);
-      const text = await this.readFile(input);
-      if (text.trim() === '') throw HttpError.badRequest('file', 'contains no readable text');
-      const link = input.meta.reference_source_link;
-      const record: SourceRecord = {
-        ...this.base(owner, chatbotUuid, 'upload', input.fileName),
-        file_name: input.fileName,
-        file_size: input.bytes.byteLength,
-        meta_json: JSON.stringify(input.meta),
-        contentHash: hash,
-      };
-      const done = await this.storeThenIndex(record, {
-        fileName: input.fileName,
-        link: typeof link === 'string' ? link : undefined,
-        text,
-      });
-      // Remembered only once searchable: after a failed index the same bytes may be sent again.
-      await this.repo.remember(key, done.uuid);
-      return done;
-    });
+    const existing = this.repo.sources.findUpload(chatbotUuid, hash);
+    if (existing) throw conflict(existing);
+    const text = await this.readFile(input);
+    if (text.trim() === '') throw HttpError.badRequest('file', 'contains no readable text');
+    const link = input.meta.reference_source_link;
+    const record: SourceRecord = {
+      ...this.base(owner, chatbotUuid, 'upload', input.fileName),
+      file_name: input.fileName,
+      file_size: input.bytes.byteLength,
+      meta_json: JSON.stringify(input.meta),
+      contentHash: hash,
+      ...(typeof link === 'string' ? { link } : {}),
+    };
+    return this.storeIndexed(record, text);
   }
 
   private async readFile(input: UploadInput): Promise<string> {
     try {
       return await this.knowledge.extractText(input.fileName, input.bytes, input.contentType);
     } catch (error) {
-      if (error instanceof UnsupportedFileTypeError) throw error;
+      if (error instanceof UnsupportedFileTypeError || error instanceof HttpError) throw error;
       // A damaged or empty file is the sender's problem: say what was wrong with it.
       const reason = error instanceof Error ? error.message : String(error);
       throw new HttpError(400, 'unreadable_file', `file: could not be read: ${reason}`, {
@@ -144,102 +121,131 @@ export class Ingestor {
   }
 
   async addUrl(owner: string, chatbotUuid: string, url: string): Promise<SourceRecord> {
-    const key = `url:${chatbotUuid}:${url}`;
-    const record = await this.repo.exclusive(key, async () => {
-      const existingUuid = await this.repo.lookup(key);
-      const existing = existingUuid ? await this.repo.getSource(existingUuid) : undefined;
-      if (existing && existing.status !== 'error') throw conflict(existing);
-      if (existing) {
-        const again = await this.repo.updateSource(existing.uuid, (r) => {
-          const { error_message: _reason, ...rest } = r;
-          return { ...rest, status: 'await', modified_at: isoTimestamp(this.now()) };
-        });
-        return again ?? existing;
-      }
+    const sources = this.repo.sources;
+    const existing = sources.findUrl(chatbotUuid, url);
+    if (existing && existing.status !== 'error') throw conflict(existing);
+    let record: SourceRecord | undefined;
+    if (existing) {
+      record = sources.change(existing.uuid, (r) => {
+        const { error_message: _reason, ...rest } = r;
+        return { ...rest, status: 'await', modified_at: isoTimestamp(this.now()) };
+      });
+    }
+    if (!record) {
       const fresh: SourceRecord = {
         ...this.base(owner, chatbotUuid, 'url', url),
         file_name: url,
         url,
+        link: url,
         meta_json: JSON.stringify({ url, reference_source_link: url }),
       };
-      await this.repo.createSource(fresh);
-      await this.repo.remember(key, fresh.uuid);
-      return fresh;
-    });
-    await this.repo.markFetchPending(record.uuid);
+      try {
+        record = sources.createPending(fresh);
+      } catch (error) {
+        if (error instanceof DuplicateSourceError) throw conflict(error.existing);
+        throw error;
+      }
+    }
     this.schedule(record.uuid);
     return record;
   }
 
-  /** Picks up the URL fetches a previous run left pending. */
+  /** Takes up the fetches nobody is doing now (left by a crash or a stop), and keeps doing so. */
   async resume(): Promise<void> {
-    for (const uuid of await this.repo.pendingFetches()) this.schedule(uuid);
+    this.sweep();
+    this.sweeper = setInterval(() => this.sweep(), LEASE_MS / 2);
+    this.sweeper.unref();
+  }
+
+  private sweep(): void {
+    if (this.stop.signal.aborted) return;
+    try {
+      for (const uuid of this.repo.sources.unfinished(this.now())) this.schedule(uuid);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not look for unfinished URL fetches');
+    }
   }
 
   private schedule(uuid: string): void {
-    const task = this.fetchSource(uuid).catch((error: unknown) => {
-      this.logger.error({ err: error, source: uuid }, 'URL ingestion failed unexpectedly');
-    });
+    if (this.fetching.has(uuid) || this.stop.signal.aborted) return;
+    this.fetching.add(uuid);
+    const task = this.fetchSource(uuid)
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, source: uuid }, 'URL ingestion failed unexpectedly');
+      })
+      .finally(() => this.fetching.delete(uuid));
     this.tasks.add(task);
     void task.finally(() => this.tasks.delete(task));
   }
 
   private async fetchSource(uuid: string): Promise<void> {
-    const record = await this.repo.getSource(uuid);
-    if (!record || record.status !== 'await' || !record.url) {
-      await this.repo.markFetchDone(uuid);
-      return;
+    const sources = this.repo.sources;
+    if (!sources.claimFetch(uuid, this.now(), LEASE_MS)) return; // done, or another has it
+    const renew = setInterval(() => {
+      try {
+        sources.claimFetch(uuid, this.now(), LEASE_MS);
+      } catch (error) {
+        this.logger.warn({ err: error, source: uuid }, 'could not renew a fetch lease');
+      }
+    }, LEASE_MS / 3);
+    renew.unref();
+    try {
+      await this.fetchClaimed(uuid);
+    } finally {
+      clearInterval(renew);
     }
+  }
+
+  private async fetchClaimed(uuid: string): Promise<void> {
+    const sources = this.repo.sources;
+    const record = sources.get(uuid);
+    if (!record?.url) return;
     const url = record.url;
     let page: FetchedPage;
     try {
       page = await this.knowledge.fetchUrl(url, this.stop.signal);
       if (page.text.trim() === '') throw new Error('the page has no readable text');
     } catch (error) {
-      if (this.stop.signal.aborted) return; // stays pending; resumed at the next start
+      if (this.stop.signal.aborted) {
+        sources.releaseFetch(uuid); // taken up again at the next start
+        return;
+      }
       const reason = error instanceof Error ? error.message : String(error);
-      await this.finish(uuid, (r) => ({
+      sources.change(uuid, (r) => ({
         ...r,
         status: 'error',
         error_message: reason,
         meta_json: JSON.stringify({ ...JSON.parse(r.meta_json), error: reason }),
+        modified_at: isoTimestamp(this.now()),
       }));
       return;
     }
-    await this.finish(uuid, async (r) => {
-      // A title the user chose while the page was loading wins over the page's own.
-      const title = r.title === url && page.title ? page.title.trim().slice(0, 200) : r.title;
-      const { tokens } = await this.knowledge.index.add({
-        uuid,
-        chatbotUuid: r.chatbotUuid,
-        title,
-        type: 'url',
-        fileName: url,
-        link: url,
-        text: page.text,
-      });
-      const { error_message: _old, ...rest } = r;
-      const size = page.bytes ?? byteLength(page.text);
-      return { ...rest, title, status: 'success', tokens, file_size: size };
-    });
-  }
-
-  private async finish(
-    uuid: string,
-    change: (r: SourceRecord) => SourceRecord | Promise<SourceRecord>,
-  ): Promise<void> {
-    await this.repo.updateSource(uuid, async (r) => ({
-      ...(await change(r)),
-      modified_at: isoTimestamp(this.now()),
-    }));
-    await this.repo.markFetchDone(uuid);
+    const prepared = prepareText(page.text);
+    sources.change(
+      uuid,
+      (r) => {
+        // A title the user chose while the page was loading wins over the page's own.
+        const title = r.title === url && page.title ? page.title.trim().slice(0, 200) : r.title;
+        const { error_message: _old, ...rest } = r;
+        return {
+          ...rest,
+          title,
+          status: 'success',
+          tokens: prepared.tokens,
+          file_size: page.bytes ?? byteLength(page.text),
+          modified_at: isoTimestamp(this.now()),
+        };
+      },
+      prepared,
+    );
   }
 
   async rename(uuid: string, title: string): Promise<SourceRecord | undefined> {
-    return this.repo.updateSource(uuid, async (r) => {
-      if (r.status === 'success') await this.knowledge.index.rename(uuid, title);
-      return { ...r, title, modified_at: isoTimestamp(this.now()) };
-    });
+    return this.repo.sources.change(uuid, (r) => ({
+      ...r,
+      title,
+      modified_at: isoTimestamp(this.now()),
+    }));
   }
 
   /** Resolves when every background fetch started so far has finished. */
@@ -249,6 +255,7 @@ export class Ingestor {
 
   async close(): Promise<void> {
     this.stop.abort(new Error('service closing'));
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.drain();
   }
 }

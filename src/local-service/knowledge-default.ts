@@ -1,13 +1,10 @@
 // The default knowledge side, built from the modules in ./knowledge: extraction, URL fetching,
-// the BM25 index kept in the same store, and the extractive answer writer (or a language
-// model when one is configured).
-import type { Logger } from '../log.js';
-import type { KeyvStore } from '../state/keyv.js';
+// and the extractive answer writer (or a language model when one is configured). Search is
+// storage's part (FTS5 in the service's database, see knowledge/search-index.ts).
 import type { AnswerDraft, KnowledgePort } from './knowledge-port.js';
 import {
   citedIn,
   composeAnswer,
-  createKnowledgeIndex,
   extractText,
   fetchUrlText,
   splitIntoPieces,
@@ -21,9 +18,6 @@ export interface DefaultKnowledgeOptions {
   maxFetchBytes: number;
   fetchTimeoutMs: number;
   llm?: LlmOptions;
-  /** Bound on the chunks held in memory by the search indexes (see search-index.ts). */
-  maxIndexedChunks?: number;
-  logger?: Logger;
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts (the work is left to end). */
@@ -37,15 +31,9 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 export async function createDefaultKnowledge(
-  store: KeyvStore,
   options: DefaultKnowledgeOptions,
 ): Promise<KnowledgePort> {
-  const index = await createKnowledgeIndex(store, {
-    maxIndexedChunks: options.maxIndexedChunks,
-    logger: options.logger,
-  });
   return {
-    index,
     async extractText(fileName, bytes, contentType) {
       return (await extractText({ fileName, bytes, contentType })).text;
     },
@@ -97,6 +85,6 @@ export async function createDefaultKnowledge(
         citations: () => composed.citeData,
       };
     },
-    close: () => index.close(),
+    close: async () => {},
   };
 }

@@ -1,7 +1,7 @@
 // What the HTTP side needs from the knowledge side, in one injectable object. The default is
 // built from the modules in ./knowledge (see knowledge-default.ts); tests may pass their own.
 import type { CiteEntry } from '../service/types.js';
-import type { KnowledgeIndex, Passage } from './knowledge/types.js';
+import type { Passage } from './knowledge/types.js';
 
 export interface FetchedPage {
   text: string;
@@ -37,7 +37,6 @@ export interface AnswerDraft {
 }
 
 export interface KnowledgePort {
-  index: KnowledgeIndex;
   /** The text of an uploaded file; throws UnsupportedFileTypeError for a type it cannot read. */
   extractText(fileName: string, bytes: Uint8Array, contentType?: string): Promise<string>;
   /** Throws FetchFailedError (or any error) with the reason when the page cannot be read. */

@@ -30,7 +30,7 @@ export interface LocalServiceOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** memory://, sqlite://path or redis://…; default memory:// in code (the CLI defaults to SQLite). */
+  /** sqlite://path or memory://; default memory:// in code (the CLI defaults to SQLite). */
   storeUrl?: string;
   /** Pause between two streamed pieces. Default 0. */
   streamDelayMs?: number;
@@ -47,23 +47,11 @@ export interface LocalServiceOptions {
   maxFetchBytes?: number;
   /** Time allowed for one URL fetch. Default 15 s. */
   fetchTimeoutMs?: number;
-  /**
-   * Most chunks held in memory by the chatbots' search indexes together (about 180 MB per
-   * 100k chunks); past it the least recently searched chatbots' indexes are dropped and
-   * rebuilt from the store on their next search. Default 200 000.
-   */
-  maxIndexedChunks?: number;
-  /**
-   * After start, build the chatbots' search indexes in the background (most recently modified
-   * chatbots first, within maxIndexedChunks), so the first question after a restart does not
-   * wait for a rebuild. Never delays start or requests; close() cancels it. Default true.
-   */
-  warmIndexes?: boolean;
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;
   logger?: Logger;
-  /** Replaces the knowledge side (extraction, fetching, index, answers); default built from the store. */
+  /** Replaces the knowledge side (extraction, fetching, answers); default from ./knowledge. */
   knowledge?: KnowledgePort;
 }
 

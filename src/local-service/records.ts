@@ -103,7 +103,14 @@ export interface Owned {
 
 export type ChatbotRecord = ChatbotWire & { owner: string };
 export type AgentRecord = AgentWire & Owned & { variables: AgentVariable[] };
-export type SourceRecord = DataSourceWire & Owned & { contentHash?: string; url?: string };
+export type SourceRecord = DataSourceWire &
+  Owned & {
+    contentHash?: string;
+    /** The address a URL source is fetched from. */
+    url?: string;
+    /** The link its passages cite (a URL source's address, an upload's reference link). */
+    link?: string;
+  };
 export type SourceTagRecord = SourceTagWire & Owned;
 export type SessionRecord = SessionWire & Owned & { lastAgentUuid?: string };
 

@@ -1,15 +1,15 @@
 // The local service: Fastify serving the 15 endpoints of the chatbot service interface, with
-// storage in keyv, startable in-process on a free loopback port.
+// storage in SQLite (db/), startable in-process on a free loopback port.
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { silentLogger } from '../log.js';
-import { openKeyvStore, type KeyvStore } from '../state/keyv.js';
+import { openServiceDb, type ServiceDb, serviceDbLocation } from './db/open.js';
 import { KeyRing } from './auth.js';
 import { type ChatDeps, delayPacer } from './chat.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import { Ingestor } from './ingest.js';
-import type { WarmUpReport } from './knowledge/types.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
+import { createKnowledgeIndex } from './knowledge/search-index.js';
 import type { KnowledgePort } from './knowledge-port.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
@@ -28,17 +28,12 @@ export interface LocalService {
   url: string;
   port: number;
   host: string;
-  /** The store URL with any password masked. */
+  /** The store URL (sqlite:// with its full path, or memory://). */
   store: string;
   /** Changes fault injection while running (tests, demos). */
   setFaults(faults: FaultOptions): void;
   /** Resolves when every background URL fetch started so far has finished. */
   drain(): Promise<void>;
-  /**
-   * Settles when the background warm-up of the search indexes ends (built, cancelled by
-   * close(), or off): with its report, or undefined when there was none.
-   */
-  warmUp: Promise<WarmUpReport | undefined>;
   /** Stops listening, ends open streams, closes the store. */
   close(): Promise<void>;
   /** The Fastify instance (for inject() in tests). */
@@ -71,35 +66,15 @@ function collectRoutes(app: FastifyInstance): (path: string) => string[] {
   return (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
 }
 
-/**
- * The chatbots of every configured key, most recently modified first: the order their
- * indexes are warmed in (the ones in use now are likeliest to be asked first).
- */
-async function chatbotsByRecency(repo: Repository, keys: KeyRing, apiKeys: string[]) {
-  const chatbots = [];
-  for (const key of apiKeys) {
-    let owner: string;
-    try {
-      owner = keys.authenticate(`Bearer ${key.trim()}`);
-    } catch {
-      continue; // a blank key owns nothing
-    }
-    chatbots.push(...(await repo.listChatbots(owner)));
-  }
-  return chatbots
-    .sort((a, b) => b.modified_at.localeCompare(a.modified_at))
-    .map((chatbot) => chatbot.uuid);
-}
-
 /** Builds the knowledge side; a bad option must not leave the store it was given open. */
 async function knowledgeOrClose(
-  store: KeyvStore,
+  db: ServiceDb,
   build: () => Promise<KnowledgePort>,
 ): Promise<KnowledgePort> {
   try {
     return await build();
   } catch (error) {
-    await store.close().catch(() => undefined);
+    db.close();
     throw error;
   }
 }
@@ -111,26 +86,26 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const host = options.host ?? DEFAULTS.host;
   const maxUploadBytes = options.maxUploadBytes ?? DEFAULTS.maxUploadBytes;
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
-  const store = await openKeyvStore(options.storeUrl ?? DEFAULTS.storeUrl);
+  const storeUrl = options.storeUrl ?? DEFAULTS.storeUrl;
+  const db = openServiceDb(storeUrl);
   const knowledge =
     options.knowledge ??
-    (await knowledgeOrClose(store, () =>
-      createDefaultKnowledge(store, {
+    (await knowledgeOrClose(db, () =>
+      createDefaultKnowledge({
         refusePrivateUrls: options.refusePrivateUrls ?? false,
         maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
         fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
         llm: options.llm,
-        maxIndexedChunks: options.maxIndexedChunks,
-        logger,
       }),
     ));
-  const repo = new Repository(store);
+  const repo = new Repository(db);
   const ingestor = new Ingestor(repo, knowledge, now, logger);
   const closing = new AbortController();
   let faults: FaultOptions = { ...(options.faults ?? {}) };
-  const limiter = new SlidingWindowLimiter(now, store.namespace<number[]>('ls-rate-windows'));
+  const limiter = new SlidingWindowLimiter(now, db);
   const chat: ChatDeps = {
     repo,
+    index: createKnowledgeIndex(db),
     knowledge,
     limiter,
     now,
@@ -194,48 +169,31 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await app.listen({ port: options.port ?? 0, host });
   } catch (error) {
     await knowledge.close();
-    await store.close();
+    db.close();
     throw error;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   await ingestor.resume();
-  // In the background: start-up and requests never wait for it.
-  const warm = knowledge.index.warm?.bind(knowledge.index);
-  const warmUp: Promise<WarmUpReport | undefined> =
-    options.warmIndexes === false || warm === undefined
-      ? Promise.resolve(undefined)
-      : chatbotsByRecency(repo, keys, options.apiKeys)
-          .then((chatbots) => (closing.signal.aborted ? undefined : warm(chatbots, closing.signal)))
-          .catch((error: unknown) => {
-            if (!closing.signal.aborted) {
-              logger.warn({ error: String(error) }, 'search index warm-up failed');
-            }
-            return undefined;
-          });
-
   let closed: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}`,
     port,
     host,
-    store: store.displayUrl,
+    store: serviceDbLocation(storeUrl).display,
     app,
     setFaults(next) {
       faults = { ...next };
     },
     drain: () => ingestor.drain(),
-    warmUp,
     close() {
       closed ??= (async () => {
         closing.abort(new Error('service closing'));
-        await warmUp; // cancelled by the abort above
         await app.close();
         await ingestor.close();
-        await limiter.flush();
         await knowledge.close();
-        await store.close();
+        db.close();
       })();
       return closed;
     },

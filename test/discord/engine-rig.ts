@@ -8,7 +8,6 @@ import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
-import { openKeyvStore } from '../../src/state/keyv.js';
 import { openState } from '../../src/state/index.js';
 import { startRig, type Rig } from './helpers.js';
 
@@ -45,7 +44,7 @@ export async function startEngineRig(
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
   const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
-  const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
+  const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     maxFetchBytes: 1_000_000,
     fetchTimeoutMs: 1000,

@@ -32,8 +32,6 @@ describe('service options', () => {
         '--refuse-private-urls',
         '--max-upload-bytes',
         '2048',
-        '--max-indexed-chunks',
-        '50000',
         '--llm-url',
         'http://127.0.0.1:11434/v1',
         '--llm-model',
@@ -62,7 +60,6 @@ describe('service options', () => {
       streamDelayMs: 25,
       refusePrivateUrls: true,
       maxUploadBytes: 2048,
-      maxIndexedChunks: 50_000,
       llm: {
         url: 'http://127.0.0.1:11434/v1',
         model: 'llama3',
@@ -80,21 +77,18 @@ describe('service options', () => {
       CHATBRIDGE_SERVICE_PORT: '8001',
       CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS: 'true',
       CHATBRIDGE_SERVICE_DATA_DIR: '/tmp/ls-data',
-      CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS: '1000',
     });
     expect(fromEnv).toMatchObject({
       apiKeys: ['a', 'b'],
       port: 8001,
       host: '127.0.0.1',
       refusePrivateUrls: true,
-      maxIndexedChunks: 1000,
     });
     expect(fromEnv.storeUrl).toBe('sqlite:///tmp/ls-data/local-service.sqlite');
     const defaults = serviceOptionsFrom(['--api-key', 'k'], {});
     expect(defaults.port).toBe(8787);
     expect(defaults.storeUrl).toBe(`sqlite://${resolve('data', 'local-service.sqlite')}`);
     expect(defaults.llm).toBeUndefined();
-    expect(defaults.maxIndexedChunks).toBeUndefined(); // the service's own default
   });
 
   it('reads the model timeouts from the environment, and leaves them unset by default', () => {
@@ -123,10 +117,8 @@ describe('service options', () => {
     [['--api-key', 'k', '--llm-url', 'http://x'], /--llm-model/],
     [['--api-key', 'k', '--fault-status', '200'], /--fault-status/],
     [['--api-key', 'k', '--bogus'], /bogus/],
-    ...['0', '1.5', '2e5', '100000001'].map((bad): [string[], RegExp] => [
-      ['--api-key', 'k', '--max-indexed-chunks', bad],
-      /--max-indexed-chunks: must be a whole number from 1 to 100000000/,
-    ]),
+    // The in-memory search index and its bound are gone: the flag is refused by name.
+    [['--api-key', 'k', '--max-indexed-chunks', '5'], /max-indexed-chunks/],
     ...['0', '-5', 'abc', '1.5', '1e3', '3600001'].flatMap((bad) =>
       ['--llm-first-byte-timeout-ms', '--llm-idle-timeout-ms'].map((flag): [string[], RegExp] => [
         ['--api-key', 'k', '--llm-url', 'http://x/v1', '--llm-model', 'm', `${flag}=${bad}`],
@@ -150,8 +142,6 @@ describe('service options', () => {
     ['CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS', '-5'],
     ['CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS', 'abc'],
     ['CHATBRIDGE_SERVICE_PORT', '0x10'],
-    ['CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS', '0'],
-    ['CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS', 'many'],
   ])('refuses %s=%s naming the variable it came from', async (name, bad) => {
     const errors: string[] = [];
     const code = await runServiceCommand(

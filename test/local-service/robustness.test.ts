@@ -10,11 +10,12 @@ import { Ingestor } from '../../src/local-service/ingest.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import { SlidingWindowLimiter } from '../../src/local-service/rate-limit.js';
-import type { Repository } from '../../src/local-service/repository.js';
+import { openServiceDb } from '../../src/local-service/db/open.js';
+import type { ChatbotRecord } from '../../src/local-service/records.js';
+import { Repository } from '../../src/local-service/repository.js';
 import { ResponseSink } from '../../src/local-service/response-sink.js';
 import { ajvIssueToError, fieldOf } from '../../src/local-service/schema-errors.js';
 import { silentLogger } from '../../src/log.js';
-import { openKeyvStore } from '../../src/state/keyv.js';
 import { type Harness, KEY_A, startHarness } from './helpers.js';
 
 /** A logger whose lines can be awaited by message. */
@@ -37,6 +38,21 @@ function watchedLogger() {
         : new Promise<void>((resolve) => waiters.push({ msg, resolve })),
   };
 }
+
+/** A chatbot record for tests that use the repository directly. */
+const chatbot = (uuid: string): ChatbotRecord => ({
+  owner: 'me',
+  uuid,
+  name: uuid,
+  created_at: '2026-01-01T00:00:00.000Z',
+  modified_at: '2026-01-01T00:00:00.000Z',
+  meta: {
+    visibility: 'private',
+    rate_limit: [5, 60],
+    rate_limit_message: 'wait',
+    show_citations: false,
+  },
+});
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -137,8 +153,7 @@ describe('ResponseSink', () => {
 
 describe('rate limit', () => {
   it('gives the slot back when the message produced no answer (502)', async () => {
-    const store = await openKeyvStore('memory://');
-    const base = await createDefaultKnowledge(store, {
+    const base = await createDefaultKnowledge({
       refusePrivateUrls: false,
       maxFetchBytes: 1_000_000,
       fetchTimeoutMs: 5_000,
@@ -157,10 +172,6 @@ describe('rate limit', () => {
           citations: () => ({}),
         };
       },
-      close: async () => {
-        await base.close();
-        await store.close();
-      },
     };
     const h = (harness = await startHarness({ knowledge }));
     const { session } = await qaBot(h, [1, 60]);
@@ -173,69 +184,44 @@ describe('rate limit', () => {
     expect((await send()).status).toBe(429);
   });
 
-  it('keeps the window in the store across a restart (a new limiter on the same store)', async () => {
-    const store = await openKeyvStore('memory://');
+  it('keeps the window in the store across a restart (a new limiter on the same file)', async () => {
+    const db = openServiceDb('memory://');
+    const repo = new Repository(db);
     const clock = { now: 1_000_000 };
-    const first = new SlidingWindowLimiter(() => clock.now, store.namespace('ls-rate-windows'));
+    for (const uuid of ['bot', 'other']) await repo.createChatbot(chatbot(uuid));
+    const first = new SlidingWindowLimiter(() => clock.now, db);
     expect((await first.take('bot', [2, 60])).allowed).toBe(true);
     clock.now += 1000;
     expect((await first.take('bot', [2, 60])).allowed).toBe(true);
-    await first.flush();
-    const second = new SlidingWindowLimiter(() => clock.now, store.namespace('ls-rate-windows'));
+    const second = new SlidingWindowLimiter(() => clock.now, db);
     const refused = await second.take('bot', [2, 60]);
     expect(refused).toMatchObject({ allowed: false, retryAfterMs: 59_000 });
     const slot = (await second.take('other', [1, 60])).slot;
-    second.release('other', slot, [1, 60]);
+    expect((await second.take('other', [1, 60])).allowed).toBe(false);
+    second.release('other', slot);
     expect((await second.take('other', [1, 60])).allowed).toBe(true);
-    await store.close();
+    db.close();
   });
 });
 
 describe('adding a Q&A source', () => {
-  function stubs(failing: 'store' | 'index') {
-    const calls: string[] = [];
-    const records = new Map<string, Record<string, unknown>>();
-    const repo = {
-      async createSource(record: { uuid: string }) {
-        calls.push('store');
-        if (failing === 'store') throw new Error('disk full');
-        records.set(record.uuid, { ...record });
-      },
-      async updateSource(uuid: string, change: (r: never) => unknown) {
-        const next = (await change(records.get(uuid) as never)) as Record<string, unknown>;
-        records.set(uuid, next);
-        return next;
-      },
-    } as unknown as Repository;
-    const knowledge = {
-      index: {
-        async add() {
-          calls.push('index');
-          if (failing === 'index') throw new Error('index broke');
-          return { tokens: 7, chunks: 1 };
-        },
-      },
-    } as unknown as KnowledgePort;
-    const ingestor = new Ingestor(repo, knowledge, () => 0, silentLogger);
-    return { ingestor, calls, records };
-  }
-
-  it('stores the record before indexing: a failed store leaves nothing searchable', async () => {
-    const { ingestor, calls } = stubs('store');
-    await expect(ingestor.addQa('me', 'bot', 'Q?', 'A.')).rejects.toThrow('disk full');
-    expect(calls).toEqual(['store']);
-  });
-
-  it('marks the record error when indexing fails, success otherwise', async () => {
-    const broken = stubs('index');
-    await expect(broken.ingestor.addQa('me', 'bot', 'Q?', 'A.')).rejects.toMatchObject({
+  it('stores the record and its chunks together: a failed chunk write leaves nothing', async () => {
+    const db = openServiceDb('memory://');
+    const repo = new Repository(db);
+    await repo.createChatbot(chatbot('bot'));
+    db.exec(`CREATE TEMP TRIGGER full_disk BEFORE INSERT ON chunks
+             BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    const ingestor = new Ingestor(repo, {} as KnowledgePort, () => 0, silentLogger);
+    await expect(ingestor.addQa('me', 'bot', 'Q?', 'A.')).rejects.toMatchObject({
       status: 500,
+      code: 'index_failed',
     });
-    expect(broken.calls).toEqual(['store', 'index']);
-    expect([...broken.records.values()][0]).toMatchObject({
-      status: 'error',
-      error_message: 'indexing failed: index broke',
-    });
+    expect(await repo.listSources('bot')).toEqual([]);
+    db.exec('DROP TRIGGER full_disk');
+    const stored = await ingestor.addQa('me', 'bot', 'Q?', 'A.');
+    expect(stored).toMatchObject({ status: 'success' });
+    expect(await repo.listSources('bot')).toEqual([expect.objectContaining({ uuid: stored.uuid })]);
+    db.close();
   });
 });
 

@@ -10,7 +10,6 @@ import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState } from '../../src/state/index.js';
-import { openKeyvStore } from '../../src/state/keyv.js';
 import type { FakeSlackOptions } from './fake-slack.js';
 import { TEAM } from './fake-slack.js';
 import { Harness } from './harness.js';
@@ -41,13 +40,12 @@ export interface ChainOptions {
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
   const scripted = new Map<string, ScriptedAnswer>();
-  const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
+  const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     maxFetchBytes: 1024 * 1024,
     fetchTimeoutMs: 5000,
   });
   const knowledge: KnowledgePort = {
-    index: base.index,
     extractText: (name, bytes, type) => base.extractText(name, bytes, type),
     fetchUrl: (url, signal) => base.fetchUrl(url, signal),
     close: () => base.close(),

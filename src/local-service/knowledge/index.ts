@@ -8,7 +8,8 @@ export {
 export { fetchUrlText, type FetchUrlOptions, type FetchedText } from './fetch-url.js';
 export { isPrivateAddress } from './address-guard.js';
 export { CHUNK_TOKENS, chunkText, countTokens } from './chunk.js';
-export { CHUNKS_NAMESPACE, createKnowledgeIndex } from './search-index.js';
+export { createKnowledgeIndex } from './search-index.js';
+export { prepareText, type PreparedText } from './chunk-store.js';
 export {
   NOT_FOUND_ANSWER,
   composeAnswer,
@@ -25,5 +26,4 @@ export {
   type Passage,
   type SearchOptions,
   type SourceText,
-  type WarmUpReport,
 } from './types.js';

@@ -1,5 +1,5 @@
 // The contract between the local service's HTTP side (routes, storage, agents, streaming) and
-// its knowledge side (text extraction, URL fetching, chunking, BM25 retrieval, answer writing).
+// its knowledge side (text extraction, URL fetching, chunking, FTS5 retrieval, answer writing).
 import type { CiteEntry } from '../../service/types.js';
 
 /** A data source's text, ready to be chunked and indexed. */
@@ -43,25 +43,12 @@ export interface SearchOptions {
 }
 
 export interface KnowledgeIndex {
-  /** Chunks and indexes a source (replacing any earlier text of it). */
+  /** Chunks and indexes a stored data source's text (replacing any earlier text of it). */
   add(source: SourceText): Promise<{ tokens: number; chunks: number }>;
-  /** Changes the title everywhere it is shown and searched. */
+  /** Changes a stored data source's title everywhere it is shown and searched. */
   rename(sourceUuid: string, title: string): Promise<void>;
   search(chatbotUuid: string, query: string, options?: SearchOptions): Promise<Passage[]>;
-  /**
-   * Builds the indexes of these chatbots ahead of their first search, in this order, in the
-   * background (see search-index.ts); the signal or close() cancels it. Optional for other
-   * implementations.
-   */
-  warm?(chatbotUuids: string[], signal?: AbortSignal): Promise<WarmUpReport>;
   close(): Promise<void>;
-}
-
-export interface WarmUpReport {
-  /** Chatbots whose index warm-up built, in order. */
-  built: string[];
-  /** Chatbots left to their first search: no room within maxIndexedChunks, or cancelled. */
-  skipped: string[];
 }
 
 /** Thrown by text extraction for a file type it does not read (the route answers 415). */

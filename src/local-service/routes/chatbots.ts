@@ -29,9 +29,10 @@ export function chatbotRoutes(app: FastifyInstance, ctx: RouteContext): void {
           show_citations: input.show_citations ?? false,
         },
       };
-      // The default agent first: a listed chatbot always has its General Q&A.
-      await ctx.repo.createAgent(buildDefaultAgent(request.owner, chatbot.uuid, nowMs));
-      await ctx.repo.createChatbot(chatbot);
+      // With its General Q&A agent, in one transaction: a listed chatbot always has it.
+      await ctx.repo.createChatbot(chatbot, [
+        buildDefaultAgent(request.owner, chatbot.uuid, nowMs),
+      ]);
       return chatbotWire(chatbot);
     },
   );

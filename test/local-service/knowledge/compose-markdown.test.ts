@@ -4,11 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   chunkText,
   composeAnswer,
-  createKnowledgeIndex,
   NOT_FOUND_ANSWER,
   type Passage,
 } from '../../../src/local-service/knowledge/index.js';
-import { openKeyvStore } from '../../../src/state/keyv.js';
+import { testIndex } from './test-index.js';
 
 const passage = (text: string, extra: Partial<Passage> = {}): Passage => ({
   sourceUuid: 'readme',
@@ -125,7 +124,7 @@ describe('composeAnswer on Markdown', () => {
     ).join(' ');
     const text = `# Guide\n\nIntro words.\n\n## Connecting Slack\n\n${filler}\n\nPaste the manifest and copy the bot token.`;
     expect(chunkText(text).length).toBeGreaterThan(1);
-    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const index = testIndex();
     await index.add({
       uuid: 'g',
       chatbotUuid: 'b',

@@ -5,20 +5,16 @@ import {
   leadsWithSubject,
 } from '../../../src/local-service/knowledge/compose-shape.js';
 import { searchInConversation } from '../../../src/local-service/knowledge/follow-up.js';
-import {
-  composeAnswer,
-  createKnowledgeIndex,
-  type KnowledgeIndex,
-} from '../../../src/local-service/knowledge/index.js';
+import { composeAnswer, type KnowledgeIndex } from '../../../src/local-service/knowledge/index.js';
 import type { Unit } from '../../../src/local-service/knowledge/units.js';
 import { termsOf } from '../../../src/local-service/knowledge/terms.js';
-import { openKeyvStore } from '../../../src/state/keyv.js';
+import { testIndex } from './test-index.js';
 import { shippedSources } from './demo-corpus.js';
 
 const BOT = 'bot';
 
 async function shippedIndex(): Promise<KnowledgeIndex> {
-  const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+  const index = testIndex();
   for (const source of shippedSources(BOT)) await index.add(source);
   return index;
 }

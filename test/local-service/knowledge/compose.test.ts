@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   composeAnswer,
-  createKnowledgeIndex,
   NOT_FOUND_ANSWER,
   type Passage,
   type SourceText,
 } from '../../../src/local-service/knowledge/index.js';
-import { openKeyvStore } from '../../../src/state/keyv.js';
+import { testIndex } from './test-index.js';
 
 const BOT = 'bot';
 const SOURCES: SourceText[] = [
@@ -40,7 +39,7 @@ const SOURCES: SourceText[] = [
 ];
 
 async function retrieve(query: string, context?: string): Promise<Passage[]> {
-  const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+  const index = testIndex();
   for (const source of SOURCES) await index.add(source);
   return index.search(BOT, query, context === undefined ? {} : { context });
 }

@@ -7,17 +7,16 @@ import {
 } from '../../../src/local-service/knowledge/follow-up.js';
 import {
   composeAnswer,
-  createKnowledgeIndex,
   type KnowledgeIndex,
   type Passage,
 } from '../../../src/local-service/knowledge/index.js';
-import { openKeyvStore } from '../../../src/state/keyv.js';
+import { testIndex } from './test-index.js';
 import { demoSources } from './demo-corpus.js';
 
 const BOT = 'bot';
 
 async function demoIndex(): Promise<KnowledgeIndex> {
-  const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+  const index = testIndex();
   for (const source of demoSources(BOT)) await index.add(source);
   return index;
 }

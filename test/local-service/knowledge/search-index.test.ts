@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createKnowledgeIndex,
-  type SourceText,
-} from '../../../src/local-service/knowledge/index.js';
-import { openKeyvStore } from '../../../src/state/keyv.js';
+import { type SourceText } from '../../../src/local-service/knowledge/index.js';
+import { testIndex } from './test-index.js';
 
 const BOT = 'bot-1';
 const source = (
@@ -46,10 +43,9 @@ const REFUNDS = source(
 );
 
 async function memoryIndex() {
-  const store = await openKeyvStore('memory://');
-  const index = await createKnowledgeIndex(store);
+  const index = testIndex();
   for (const s of [INSTALL, PRICING, REFUNDS]) await index.add(s);
-  return { store, index };
+  return { index };
 }
 
 const dirs: string[] = [];
@@ -57,7 +53,7 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 
 describe('knowledge index', () => {
   it('reports the tokens and chunks it indexed', async () => {
-    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const index = testIndex();
     expect(await index.add(PRICING)).toEqual({
       tokens: Math.ceil(PRICING.text.length / 4),
       chunks: 1,
@@ -124,7 +120,7 @@ describe('knowledge index', () => {
   });
 
   it('counts a heading with its section, also for a chunk further down the section', async () => {
-    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const index = testIndex();
     const filler = Array.from({ length: 60 }, (_, i) => `Plain filler line ${i} here.`).join(' ');
     await index.add(
       source(
@@ -159,20 +155,17 @@ describe('knowledge index', () => {
     await index.rename('unknown-source', 'whatever'); // nothing indexed yet: no error
   });
 
-  it('rebuilds the index from a SQLite store after a restart, renames included', async () => {
+  it('finds the same passages after a restart on a SQLite file, renames included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kn-index-'));
     dirs.push(dir);
     const url = `sqlite://${join(dir, 'store.sqlite')}`;
-    const first = await openKeyvStore(url);
-    const index = await createKnowledgeIndex(first);
+    const index = testIndex(url);
     for (const s of [INSTALL, PRICING, REFUNDS]) await index.add(s);
     await index.rename('refunds', 'Money back');
     const before = await index.search(BOT, 'refund within 30 days');
     await index.close();
-    await first.close();
 
-    const second = await openKeyvStore(url);
-    const reopened = await createKnowledgeIndex(second);
+    const reopened = testIndex(url);
     const after = await reopened.search(BOT, 'refund within 30 days');
     expect(after).toEqual(before);
     expect(after[0]).toMatchObject({
@@ -181,11 +174,10 @@ describe('knowledge index', () => {
       link: 'https://example.com/refunds',
     });
     await reopened.close();
-    await second.close();
   });
 
   it('loses no source when adds race the first search', async () => {
-    const index = await createKnowledgeIndex(await openKeyvStore('memory://'));
+    const index = testIndex();
     const adds = Array.from({ length: 20 }, (_, i) =>
       index.add(source(`s${i}`, `Doc ${i}`, `Unique word zebra${i} lives here.`)),
     );

@@ -1,0 +1,190 @@
+// Data sources and their chunks in SQLite. A source becomes searchable in the same transaction
+// that records it as `success`, so no process ever sees a success without its chunks, or
+// chunks of a source it cannot list. Uniqueness (the same bytes, or the same URL, once per
+// chatbot) is kept by unique indexes, which hold across processes.
+//
+// A URL source waits (`await`) for a background fetch. The process that fetches it holds a
+// lease (fetch_lease_until), so two processes on one file do not fetch it twice, and a fetch
+// left unfinished by a crash is taken up again once its lease has run out.
+import type { ServiceDb } from './db/open.js';
+import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
+import type { SourceRecord } from './records.js';
+import { type SourceRow, sourceRecord } from './rows.js';
+
+const COLUMNS = `s.id, s.uuid, s.chatbot_id, c.uuid AS chatbot_uuid, c.owner, s.title, s.type,
+  s.status, s.file_name, s.file_size, s.tokens, s.meta_json, s.error_message, s.content_hash,
+  s.url, s.link, s.created_at, s.modified_at`;
+const FROM = 'FROM sources s JOIN chatbots c ON c.id = s.chatbot_id';
+
+/** The same bytes or the same URL is already a data source of this chatbot. */
+export class DuplicateSourceError extends Error {
+  constructor(readonly existing: SourceRecord) {
+    super('this data source already exists');
+    this.name = 'DuplicateSourceError';
+  }
+}
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
+function prepare(db: ServiceDb) {
+  return {
+    byUuid: db.prepare<[string], SourceRow>(`SELECT ${COLUMNS} ${FROM} WHERE s.uuid = ?`),
+    ofChatbot: db.prepare<[string], SourceRow>(
+      `SELECT ${COLUMNS} ${FROM} WHERE c.uuid = ? ORDER BY s.id`,
+    ),
+    byHash: db.prepare<[string, string], SourceRow>(
+      `SELECT ${COLUMNS} ${FROM} WHERE c.uuid = ? AND s.content_hash = ?`,
+    ),
+    byUrl: db.prepare<[string, string], SourceRow>(
+      `SELECT ${COLUMNS} ${FROM} WHERE c.uuid = ? AND s.url = ?`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO sources (uuid, chatbot_id, title, type, status, file_name, file_size, tokens,
+         meta_json, error_message, content_hash, url, link, created_at, modified_at)
+       SELECT @uuid, id, @title, @type, @status, @file_name, @file_size, @tokens, @meta_json,
+         @error_message, @content_hash, @url, @link, @created_at, @modified_at
+       FROM chatbots WHERE uuid = @chatbot_uuid`,
+    ),
+    update: db.prepare(
+      `UPDATE sources SET title = @title, status = @status, file_name = @file_name,
+         file_size = @file_size, tokens = @tokens, meta_json = @meta_json,
+         error_message = @error_message, link = @link, modified_at = @modified_at,
+         fetch_lease_until = CASE WHEN @status = 'await' THEN fetch_lease_until END
+       WHERE id = @id`,
+    ),
+    claim: db.prepare<[number, string, number]>(
+      `UPDATE sources SET fetch_lease_until = ?
+       WHERE uuid = ? AND status = 'await' AND coalesce(fetch_lease_until, 0) < ?`,
+    ),
+    release: db.prepare<[string]>('UPDATE sources SET fetch_lease_until = NULL WHERE uuid = ?'),
+    unfinished: db.prepare<[number], { uuid: string }>(
+      `SELECT uuid FROM sources WHERE status IN ('await', 'processing')
+         AND coalesce(fetch_lease_until, 0) < ? ORDER BY id`,
+    ),
+  };
+}
+
+function columnsOf(record: SourceRecord) {
+  return {
+    title: record.title,
+    status: record.status,
+    file_name: record.file_name,
+    file_size: record.file_size,
+    tokens: record.tokens,
+    meta_json: record.meta_json,
+    error_message: record.error_message ?? null,
+    link: record.link ?? null,
+    modified_at: record.modified_at,
+  };
+}
+
+export class SourceStore {
+  private readonly q: ReturnType<typeof prepare>;
+  private readonly chunks: ChunkStore;
+
+  constructor(private readonly db: ServiceDb) {
+    this.q = prepare(db);
+    this.chunks = new ChunkStore(db);
+  }
+
+  get(uuid: string): SourceRecord | undefined {
+    const row = this.q.byUuid.get(uuid);
+    return row && sourceRecord(row);
+  }
+
+  list(chatbotUuid: string): SourceRecord[] {
+    return this.q.ofChatbot.all(chatbotUuid).map(sourceRecord);
+  }
+
+  findUpload(chatbotUuid: string, contentHash: string): SourceRecord | undefined {
+    const row = this.q.byHash.get(chatbotUuid, contentHash);
+    return row && sourceRecord(row);
+  }
+
+  findUrl(chatbotUuid: string, url: string): SourceRecord | undefined {
+    const row = this.q.byUrl.get(chatbotUuid, url);
+    return row && sourceRecord(row);
+  }
+
+  private insert(record: SourceRecord): SourceRow {
+    try {
+      this.q.insert.run({
+        ...columnsOf(record),
+        uuid: record.uuid,
+        chatbot_uuid: record.chatbotUuid,
+        type: record.type,
+        content_hash: record.contentHash ?? null,
+        url: record.url ?? null,
+        created_at: record.created_at,
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const existing =
+        (record.contentHash && this.findUpload(record.chatbotUuid, record.contentHash)) ||
+        (record.url && this.findUrl(record.chatbotUuid, record.url));
+      if (existing) throw new DuplicateSourceError(existing);
+      throw error;
+    }
+    const row = this.q.byUuid.get(record.uuid);
+    if (row === undefined) throw new Error(`no chatbot ${record.chatbotUuid}`);
+    return row;
+  }
+
+  /** Stores a source and its chunks at once (Q&A pairs, uploads). */
+  createIndexed(record: SourceRecord, text: PreparedText): SourceRecord {
+    return this.db
+      .transaction(() => {
+        const row = this.insert(record);
+        this.chunks.replace(
+          { sourceId: row.id, chatbotId: row.chatbot_id, title: row.title },
+          text.chunks,
+        );
+        return sourceRecord(row);
+      })
+      .immediate();
+  }
+
+  /** Stores a source that waits for its fetch (URLs). */
+  createPending(record: SourceRecord): SourceRecord {
+    return this.db.transaction(() => sourceRecord(this.insert(record))).immediate();
+  }
+
+  /**
+   * Changes a stored source in one transaction (read, change, write), with its new chunks
+   * when given. A fetch lease ends with the wait. Undefined when there is no such source.
+   */
+  change(
+    uuid: string,
+    change: (record: SourceRecord) => SourceRecord,
+    text?: PreparedText,
+  ): SourceRecord | undefined {
+    return this.db
+      .transaction(() => {
+        const row = this.q.byUuid.get(uuid);
+        if (row === undefined) return undefined;
+        const next = change(sourceRecord(row));
+        this.q.update.run({ ...columnsOf(next), id: row.id });
+        const owner = { sourceId: row.id, chatbotId: row.chatbot_id, title: next.title };
+        if (text !== undefined) this.chunks.replace(owner, text.chunks);
+        else if (next.title !== row.title) this.chunks.retitle(owner);
+        return next;
+      })
+      .immediate();
+  }
+
+  /** Takes the fetch of a waiting URL source for leaseMs; false when another process has it. */
+  claimFetch(uuid: string, nowMs: number, leaseMs: number): boolean {
+    return this.q.claim.run(nowMs + leaseMs, uuid, nowMs).changes === 1;
+  }
+
+  /** Gives a fetch back unfinished (the service is stopping): the next sweep takes it up. */
+  releaseFetch(uuid: string): void {
+    this.q.release.run(uuid);
+  }
+
+  /** Sources no process is working on that never finished (a crash, a stop mid-fetch). */
+  unfinished(nowMs: number): string[] {
+    return this.q.unfinished.all(nowMs).map((row) => row.uuid);
+  }
+}
