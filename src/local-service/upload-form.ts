@@ -118,17 +118,16 @@ async function readParts(
   let file: { bytes: Buffer; fileName: string; contentType?: string } | undefined;
   let metaText: string | undefined;
   let legacyLink: string | undefined;
-  const parts: Parts = request
-    .parts({
-      limits: {
-        fileSize: limits.maxFileBytes,
-        files: 1,
-        fields: MAX_FIELDS,
-        parts: MAX_FIELDS + 1,
-        fieldSize: MAX_FIELD_BYTES,
-      },
-    })
-    [Symbol.asyncIterator]();
+  const form = request.parts({
+    limits: {
+      fileSize: limits.maxFileBytes,
+      files: 1,
+      fields: MAX_FIELDS,
+      parts: MAX_FIELDS + 1,
+      fieldSize: MAX_FIELD_BYTES,
+    },
+  });
+  const parts: Parts = form[Symbol.asyncIterator]();
   for (;;) {
     const next = await watch.race(parts.next());
     if (next.done) break;
