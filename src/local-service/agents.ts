@@ -4,7 +4,8 @@ import type {
   AgentCreateInput,
   AgentUpdateInput,
   AgentVariable,
-  HumanEscalationSettings,
+  AgentVariableInput,
+  HumanEscalationInput,
 } from '../service/types.js';
 import { HttpError } from './http-errors.js';
 import { agentTimestamp, newId } from './ids.js';
@@ -36,7 +37,7 @@ const bit = (value: unknown, fallback: 1 | 0): 1 | 0 =>
 
 function escalationSettings(
   base: HumanEscalationWire,
-  change: Partial<HumanEscalationSettings>,
+  change: HumanEscalationInput,
 ): HumanEscalationWire {
   return {
     human_requested_message: change.human_requested_message ?? base.human_requested_message,
@@ -83,7 +84,7 @@ function metaFor(type: string, given: AgentMetaWire): AgentMetaWire {
   return meta;
 }
 
-function normaliseVariable(v: Partial<AgentVariable> & { name: string }): AgentVariable {
+function normaliseVariable(v: AgentVariableInput): AgentVariable {
   return {
     name: v.name,
     description: v.description ?? '',

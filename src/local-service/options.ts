@@ -43,6 +43,16 @@ export interface LocalServiceOptions {
   maxUploadBytes?: number;
   /** Largest JSON body. Default 1 MB. */
   bodyLimit?: number;
+  /**
+   * Longest silence while an upload's form is still arriving: past it the upload is refused
+   * (400) and the connection closed. Default 30 s.
+   */
+  uploadIdleTimeoutMs?: number;
+  /**
+   * Longest time to receive a whole request (headers and body), as a last resort against a
+   * client that keeps a body open; Node answers 408 and closes. Default 5 minutes.
+   */
+  requestTimeoutMs?: number;
   /** Largest text taken from one URL. Default 10 MB. */
   maxFetchBytes?: number;
   /** Time allowed for one URL fetch. Default 15 s. */
@@ -60,6 +70,8 @@ export const DEFAULTS = {
   storeUrl: 'memory://',
   maxUploadBytes: 10 * 1024 * 1024,
   bodyLimit: 1024 * 1024,
+  uploadIdleTimeoutMs: 30_000,
+  requestTimeoutMs: 300_000,
   maxFetchBytes: 10 * 1024 * 1024,
   fetchTimeoutMs: 15_000,
   rateLimit: [20, 240] as [number, number],

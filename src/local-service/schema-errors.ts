@@ -1,14 +1,14 @@
-// A Fastify schema failure, answered in the service's error shape. The body's rules are worded
-// by the route's validate.ts check when it finds the same fault (so the message is the one the
-// client gives for that value); otherwise, and for params, the Ajv error is worded here:
-// "field: rule", the field in the same notation (rate_limit[0], meta.temperature).
+// A Fastify schema failure, answered in the service's error shape. The route schemas come from
+// the interface's rules, so the rule finds the same fault and words it ("field: rule", as the
+// client would say it); Ajv's own words are only a fallback should the two ever disagree.
 import { isServiceError } from '../service/errors.js';
+import { fieldOf } from '../service/rules/check.js';
 import { requireId } from '../service/validate.js';
 import { HttpError } from './http-errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route's validate.ts check of its body (run by the handler, reused for wording). */
+    /** The route's body rule (run by the handler too, reused here for wording). */
     check?: (body: unknown) => unknown;
   }
 }
@@ -20,54 +20,6 @@ export interface AjvIssue {
   message?: string;
 }
 
-const ARTICLE: Record<string, string> = {
-  array: 'an array',
-  object: 'an object',
-  string: 'a string',
-  number: 'a number',
-  integer: 'a whole number',
-  boolean: 'true or false',
-  null: 'null',
-};
-
-/** "/rate_limit/0" → "rate_limit[0]", "/meta/temperature" → "meta.temperature". */
-export function fieldOf(instancePath: string, root: string): string {
-  const parts = instancePath.split('/').slice(1);
-  let field = '';
-  for (const part of parts) {
-    const name = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    field += /^\d+$/.test(name) ? `[${name}]` : field === '' ? name : `.${name}`;
-  }
-  return field === '' ? root : field;
-}
-
-export function ajvIssueToError(issue: AjvIssue, root: string): HttpError {
-  let field = fieldOf(issue.instancePath, root);
-  let rule: string;
-  switch (issue.keyword) {
-    case 'required': {
-      const missing = String(issue.params.missingProperty ?? '');
-      field = field === root ? missing : `${field}.${missing}`;
-      rule = 'is required';
-      break;
-    }
-    case 'type': {
-      const types = [issue.params.type].flat().map((t) => ARTICLE[String(t)] ?? String(t));
-      rule = `must be ${types.join(' or ')}`;
-      break;
-    }
-    case 'minLength':
-      rule = 'must not be empty';
-      break;
-    case 'pattern':
-      rule = 'must not contain "/", "?", "#" or spaces';
-      break;
-    default:
-      rule = issue.message ?? 'is not valid';
-  }
-  return HttpError.badRequest(field, rule);
-}
-
 interface SchemaFailure {
   validation: AjvIssue[];
   validationContext?: string;
@@ -77,6 +29,15 @@ export function isSchemaFailure(error: unknown): error is SchemaFailure {
   return Array.isArray((error as { validation?: unknown } | null)?.validation);
 }
 
+/** "/rate_limit/0" → ["rate_limit", 0]. */
+function pathOf(instancePath: string): (string | number)[] {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
 /** The HttpError for a schema failure of a request with this body / params / route check. */
 export function schemaFailureToError(
   failure: SchemaFailure,
@@ -84,10 +45,9 @@ export function schemaFailureToError(
 ): HttpError {
   const context = failure.validationContext ?? 'body';
   try {
-    if (context === 'body' && request.check) request.check(request.body);
+    if (context === 'body') request.check?.(request.body);
     if (context === 'params') {
-      const uuid = (request.params as Record<string, unknown> | undefined)?.uuid;
-      requireId(uuid, 'uuid');
+      requireId((request.params as Record<string, unknown> | undefined)?.uuid, 'uuid');
     }
   } catch (error) {
     if (isServiceError(error, 'validation')) {
@@ -96,6 +56,6 @@ export function schemaFailureToError(
     throw error;
   }
   const first = failure.validation[0];
-  if (!first) return HttpError.badRequest(context, 'is not valid');
-  return ajvIssueToError(first, context);
+  const field = fieldOf(pathOf(first?.instancePath ?? ''), context);
+  return HttpError.badRequest(field, first?.message ?? 'is not valid');
 }

@@ -8,6 +8,7 @@ import { KeyRing } from './auth.js';
 import { type ChatDeps, delayPacer } from './chat.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import { Ingestor } from './ingest.js';
+import { checkJsonDepth } from './json-depth.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
 import { createKnowledgeIndex } from './knowledge/search-index.js';
 import type { KnowledgePort } from './knowledge-port.js';
@@ -22,6 +23,13 @@ import type { RouteContext } from './routes/context.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { sourceRoutes } from './routes/sources.js';
 import { tagRoutes } from './routes/tags.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads a multipart form itself (uploads); every other route refuses one. */
+    multipart?: boolean;
+  }
+}
 
 export interface LocalService {
   /** Base address, e.g. http://127.0.0.1:40123 (paths add /api/v1/…). */
@@ -41,13 +49,19 @@ export interface LocalService {
 }
 
 function registerJsonParser(app: FastifyInstance): void {
-  // Fastify's own parser (prototype-poisoning safe), except that an empty body is no body:
-  // session/create takes an optional body and clients send none with a JSON content type.
+  // Fastify's own parser (prototype-poisoning safe), except that an empty body is no body
+  // (session/create takes an optional body and clients send none with a JSON content type),
+  // and a body nesting deeper than MAX_JSON_DEPTH is refused before it is parsed.
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    try {
+      checkJsonDepth(text, 'body');
+    } catch (error) {
+      return done(error as HttpError, undefined);
+    }
     parse(request, text, done);
   });
 }
@@ -121,6 +135,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     forceCloseConnections: true,
+    requestTimeout: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     ajv: { customOptions: { ...AJV_OPTIONS } },
   });
   registerJsonParser(app);
@@ -131,6 +146,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   app.decorateRequest('owner', '');
   app.addHook('onRequest', async (request) => {
     request.owner = keys.authenticate(request.headers.authorization);
+  });
+  // Only the upload takes a form: elsewhere a multipart body would pass as no body at all.
+  app.addHook('preValidation', async (request) => {
+    if (request.isMultipart() && request.routeOptions.config.multipart !== true) {
+      throw new HttpError(
+        415,
+        'unsupported_media_type',
+        'Content-Type must be application/json (only uploads take multipart/form-data)',
+      );
+    }
   });
   app.setErrorHandler((error, request, reply) => {
     const known = isSchemaFailure(error)
@@ -158,7 +183,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     throw new HttpError(404, 'not_found', `no such endpoint: ${request.method} ${path}`);
   });
 
-  const ctx: RouteContext = { repo, ingestor, chat, now, maxUploadBytes };
+  const ctx: RouteContext = {
+    repo,
+    ingestor,
+    chat,
+    now,
+    maxUploadBytes,
+    uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? DEFAULTS.uploadIdleTimeoutMs,
+  };
   chatbotRoutes(app, ctx);
   agentRoutes(app, ctx);
   sourceRoutes(app, ctx);

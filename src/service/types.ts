@@ -181,91 +181,21 @@ export interface Message extends Extra {
 }
 
 // ---- What we send ----
+// The input types follow from the rules that check them (rules/bodies.ts).
 
-export interface ChatbotCreateInput {
-  name: string;
-  visibility?: Visibility;
-  rate_limit?: [number, number];
-  rate_limit_message?: string;
-  show_citations?: boolean;
-}
-
-export interface AgentMetaInput {
-  model?: string;
-  temperature?: number;
-  bias?: number;
-  stickness?: number;
-  default_message?: string;
-  tags?: AgentTag[];
-  use_all_sources?: boolean;
-}
-
-export interface AgentCreateInput {
-  name: string;
-  type: AgentType;
-  description?: string;
-  prompt?: string;
-  temperature?: number;
-  model?: string;
-  meta?: AgentMetaInput;
-}
-
-/** The documented fields plus those the field notes saw accepted in practice. */
-export interface AgentUpdateInput {
-  name?: string;
-  description?: string;
-  prompt?: string;
-  model?: string;
-  enabled?: boolean;
-  variables?: AgentVariable[];
-  data_source_uuids?: string[];
-  temperature?: number;
-  use_all_sources?: boolean;
-  tags?: AgentTag[];
-  human_escalation_settings?: Partial<HumanEscalationSettings>;
-  meta?: AgentMetaInput;
-}
-
-export interface QaSourceInput {
-  question: string;
-  answer: string;
-}
-
-export interface UrlSourceInput {
-  url: string;
-}
-
-export interface UploadSourceInput {
-  /** The file's bytes. */
-  file: Uint8Array | Blob;
-  /** File name as the service should record it (its extension decides the type). */
-  file_name: string;
-  content_type?: string;
-  reference_source_link?: string;
-  /** Further keys for the meta_json form field. */
-  meta?: Extra;
-}
-
-export interface SourceRenameInput {
-  title: string;
-}
-
-export interface SourceTagCreateInput {
-  name: string;
-  color: string;
-  data_source_uuids?: string[];
-}
-
-export interface SourceTagUpdateInput {
-  name?: string;
-  color?: string;
-  data_source_uuids?: string[];
-}
-
-export interface SessionCreateInput {
-  initial_variables?: FlatVariables;
-}
-
-export interface StreamInput {
-  query: string;
-}
+export type {
+  AgentCreateInput,
+  AgentMetaInput,
+  AgentUpdateInput,
+  AgentVariableInput,
+  ChatbotCreateInput,
+  HumanEscalationInput,
+  QaSourceInput,
+  SessionCreateInput,
+  SourceRenameInput,
+  SourceTagCreateInput,
+  SourceTagUpdateInput,
+  StreamInput,
+  UploadSourceInput,
+  UrlSourceInput,
+} from './rules/bodies.js';

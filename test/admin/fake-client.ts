@@ -155,7 +155,7 @@ export class FakeClient implements ServiceClient {
     if (model !== undefined) agent.meta.model = model;
     if (temperature !== undefined) agent.meta.temperature = temperature;
     if (use_all_sources !== undefined) agent.meta.use_all_sources = use_all_sources;
-    return { ...agent, variables: input.variables ?? [] };
+    return { ...agent, variables: (input.variables ?? []) as Agent['variables'] };
   }
 
   async addQaSource(...args: Parameters<ServiceClient['addQaSource']>) {

@@ -14,7 +14,6 @@ import { openServiceDb } from '../../src/local-service/db/open.js';
 import type { ChatbotRecord } from '../../src/local-service/records.js';
 import { Repository } from '../../src/local-service/repository.js';
 import { ResponseSink } from '../../src/local-service/response-sink.js';
-import { ajvIssueToError, fieldOf } from '../../src/local-service/schema-errors.js';
 import { silentLogger } from '../../src/log.js';
 import { type Harness, KEY_A, startHarness } from './helpers.js';
 
@@ -258,21 +257,5 @@ describe('schema validation', () => {
     const numberName = await h.raw('POST', '/api/v1/chatbot/create', { name: 5 });
     expect(numberName.status).toBe(400);
     expect(numberName.json.error.field).toBe('name');
-  });
-
-  it('maps Ajv errors to "field: rule" when validate.ts has no word for them', () => {
-    expect(fieldOf('/rate_limit/0', 'body')).toBe('rate_limit[0]');
-    expect(fieldOf('/meta/temperature', 'body')).toBe('meta.temperature');
-    expect(fieldOf('', 'body')).toBe('body');
-    const required = ajvIssueToError(
-      { keyword: 'required', instancePath: '', params: { missingProperty: 'name' } },
-      'body',
-    );
-    expect([required.message, required.options.field]).toEqual(['name: is required', 'name']);
-    const type = ajvIssueToError(
-      { keyword: 'type', instancePath: '/rate_limit', params: { type: 'array' } },
-      'body',
-    );
-    expect(type.message).toBe('rate_limit: must be an array');
   });
 });

@@ -61,6 +61,11 @@ const cases: Array<[string, () => Promise<unknown>, string]> = [
     'rate_limit_message',
   ],
   [
+    'rate_limit_message empty',
+    () => client.createChatbot({ name: 'a', rate_limit_message: '' }),
+    'rate_limit_message',
+  ],
+  [
     'show_citations',
     () => client.createChatbot(bad({ name: 'a', show_citations: 1 })),
     'show_citations',
@@ -132,6 +137,20 @@ const cases: Array<[string, () => Promise<unknown>, string]> = [
     'update data_source_uuids',
     () => client.updateAgent('ag', { data_source_uuids: ['ok', ''] }),
     'data_source_uuids[1]',
+  ],
+  [
+    'update monitored_messages not a list',
+    () => client.updateAgent('ag', bad({ human_escalation_settings: { monitored_messages: 'x' } })),
+    'human_escalation_settings.monitored_messages',
+  ],
+  [
+    'update notifications_enabled not a boolean',
+    () =>
+      client.updateAgent(
+        'ag',
+        bad({ human_escalation_settings: { notifications_enabled: 'maybe' } }),
+      ),
+    'human_escalation_settings.notifications_enabled',
   ],
   [
     'update stickness',

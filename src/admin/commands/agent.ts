@@ -6,6 +6,7 @@ import {
   type AgentMetaInput,
   type AgentUpdateInput,
   type AgentVariable,
+  type AgentVariableInput,
 } from '../../service/types.js';
 import { validateAgentCreate, validateAgentUpdate } from '../../service/validate.js';
 import { AdminInputError } from '../errors.js';
@@ -167,7 +168,7 @@ const update: AdminCommand = {
       temperature: args.temperature as number | undefined,
       use_all_sources: args['use-all-sources'] as boolean | undefined,
       enabled,
-      variables: args.variables as AgentVariable[] | undefined,
+      variables: args.variables as AgentVariableInput[] | undefined,
       data_source_uuids: sources && (await resolveSources(ctx, uuid, sources, '--sources')),
       meta: metaFrom(args),
     });

@@ -1,53 +1,46 @@
-// Which IP addresses a shared-hosting service must not fetch from: loopback, private,
-// link-local, unique-local, CGNAT, unspecified, multicast/reserved, and IPv4 addresses
-// hidden in IPv6 (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible, NAT64 64:ff9b::/96).
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+// Which IP addresses a shared-hosting service must not fetch from. The ranges are ipaddr.js's
+// (loopback, private, link-local, unique-local, CGNAT, multicast, reserved, documentation …):
+// only an address it calls "unicast" is public. IPv4 addresses carried inside IPv6 ones are
+// unwrapped first and judged as IPv4: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
+// (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16)
+// and Teredo (2001::/32, the client's address).
+import ipaddr from 'ipaddr.js';
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // CGNAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local (cloud metadata lives here)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique-local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated, still routed privately)
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
-}
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
 
-/** The IPv4 address embedded in an IPv6 one (mapped, compatible or NAT64), if any. */
-function embeddedIPv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+const v4 = (high: number, low: number): ipaddr.IPv4 =>
+  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** The IPv4 address an IPv6 one carries, or undefined when it carries none. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return v4(p[6]!, p[7]!);
+    case 'rfc6052':
+      // The local-use prefix 64:ff9b:1::/48 places the address by its own prefix length,
+      // unknowable here: nothing is unwrapped, and the range is not unicast (refused).
+      return address.match(NAT64_WELL_KNOWN) ? v4(p[6]!, p[7]!) : undefined;
+    case '6to4':
+      return v4(p[1]!, p[2]!);
+    case 'teredo':
+      return v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff);
+    default:
+      // IPv4-compatible (deprecated): the first 96 bits zero, beyond :: and ::1.
+      return p.slice(0, 6).every((part) => part === 0) ? v4(p[6]!, p[7]!) : undefined;
+  }
 }
 
-/** Whether an IP address (v4 or v6 literal) is one a shared service must refuse. */
+/** Whether an IP address (v4 or v6 literal, brackets and zone allowed) must be refused. */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (isIPv4(bare)) return blocked.check(bare, 'ipv4');
-  if (!isIPv6(bare)) return true; // not an address at all: refuse rather than guess
-  const v4 = embeddedIPv4(bare);
-  if (v4 !== undefined && isIPv4(v4)) return blocked.check(v4, 'ipv4');
-  return blocked.check(bare, 'ipv6');
+  if (!ipaddr.isValid(bare)) return true; // not an address at all: refuse rather than guess
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.range() === 'unspecified' || v6.range() === 'loopback') return true;
+  const inner = embeddedIPv4(v6);
+  if (inner !== undefined) return inner.range() !== 'unicast';
+  return v6.range() !== 'unicast';
 }

@@ -19,6 +19,8 @@ export interface RouteContext {
   chat: ChatDeps;
   now: () => number;
   maxUploadBytes: number;
+  /** Longest silence while an upload's form is still arriving. */
+  uploadIdleTimeoutMs: number;
 }
 
 export type UuidParams = { Params: { uuid: string } };

@@ -1,101 +1,49 @@
-// Fastify JSON schemas for every route: the shape (params are ids; a body is an object whose
-// known properties have the right JSON types). The detailed rules (ranges, enums, colours,
-// flatness) stay in src/service/validate.ts, which the handlers run after the schema passes,
-// and which also words a schema failure (see schema-errors.ts) so the service and the client
-// say the same thing about the same bad value.
+// Fastify JSON schemas for every route, derived from the interface's rules
+// (src/service/rules/bodies.ts) with z.toJSONSchema: Ajv checks the shape before a handler
+// runs; refinements JSON Schema cannot say (an http(s) address) are checked by the handler's
+// rule, which also words any failure (see schema-errors.ts) so the service and the client say
+// the same thing about the same bad value.
 import type { FastifySchema } from 'fastify';
+import { z } from 'zod';
+import * as rules from '../../service/rules/bodies.js';
 
-type Json = Record<string, unknown>;
+/**
+ * Draft-07, the dialect Fastify's Ajv speaks; extra fields stay allowed (input view). A custom
+ * check (z.custom) has no JSON form of its own: its .meta() says it, or it is left open here
+ * and the handler's rule still checks it.
+ */
+export function jsonSchemaOf(rule: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(rule, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return schema;
+}
 
-const str = { type: 'string' };
-const num = { type: 'number' };
-const bool = { type: 'boolean' };
-const arr = { type: 'array' };
-const obj = { type: 'object' };
-
-/** An id in a path: non-empty, no "/", "?", "#" or spaces (as requireId says). */
-export const ID_PATTERN = '^[^/?#\\s]+$';
-const uuidParams: Json = {
-  type: 'object',
-  required: ['uuid'],
-  properties: { uuid: { type: 'string', minLength: 1, pattern: ID_PATTERN } },
-};
-
-const body = (properties: Json, required: string[] = []): Json => ({
-  type: 'object',
-  properties,
-  ...(required.length > 0 ? { required } : {}),
-});
+const params = jsonSchemaOf(rules.uuidParams);
 
 export const schemas = {
-  chatbotCreate: {
-    body: body(
-      {
-        name: str,
-        visibility: str,
-        rate_limit: arr,
-        rate_limit_message: str,
-        show_citations: bool,
-      },
-      ['name'],
-    ),
-  },
-  byUuid: { params: uuidParams },
-  agentCreate: {
-    params: uuidParams,
-    body: body(
-      {
-        name: str,
-        type: str,
-        description: str,
-        prompt: str,
-        temperature: num,
-        model: str,
-        meta: obj,
-      },
-      ['name', 'type'],
-    ),
-  },
-  agentUpdate: {
-    params: uuidParams,
-    body: body({
-      name: str,
-      description: str,
-      prompt: str,
-      model: str,
-      enabled: bool,
-      variables: arr,
-      data_source_uuids: { type: 'array', items: str },
-      temperature: num,
-      use_all_sources: bool,
-      tags: arr,
-      human_escalation_settings: obj,
-      meta: obj,
-    }),
-  },
-  qaSource: {
-    params: uuidParams,
-    body: body({ question: str, answer: str }, ['question', 'answer']),
-  },
-  urlSource: { params: uuidParams, body: body({ url: str }, ['url']) },
-  sourceRename: { params: uuidParams, body: body({ title: str }, ['title']) },
-  tagCreate: {
-    params: uuidParams,
-    body: body({ name: str, color: str, data_source_uuids: { type: 'array', items: str } }, [
-      'name',
-      'color',
-    ]),
-  },
-  tagUpdate: {
-    params: uuidParams,
-    body: body({ name: str, color: str, data_source_uuids: { type: 'array', items: str } }),
-  },
-  sessionCreate: { params: uuidParams, body: body({ initial_variables: obj }) },
-  stream: { params: uuidParams, body: body({ query: str }, ['query']) },
+  chatbotCreate: { body: jsonSchemaOf(rules.chatbotCreate) },
+  byUuid: { params },
+  agentCreate: { params, body: jsonSchemaOf(rules.agentCreate) },
+  agentUpdate: { params, body: jsonSchemaOf(rules.agentUpdate) },
+  qaSource: { params, body: jsonSchemaOf(rules.qaSource) },
+  urlSource: { params, body: jsonSchemaOf(rules.urlSource) },
+  sourceRename: { params, body: jsonSchemaOf(rules.sourceRename) },
+  tagCreate: { params, body: jsonSchemaOf(rules.sourceTagCreate) },
+  tagUpdate: { params, body: jsonSchemaOf(rules.sourceTagUpdate) },
+  sessionCreate: { params, body: jsonSchemaOf(rules.sessionCreate) },
+  stream: { params, body: jsonSchemaOf(rules.stream) },
 } satisfies Record<string, FastifySchema>;
 
-/** Ajv settings: check, never change what was sent (no coercion, defaults or removal). */
+/**
+ * Ajv settings: check, never change what was sent (no coercion, defaults or removal); strict,
+ * so a schema Ajv would misread stops the service at start instead of passing bad bodies.
+ */
 export const AJV_OPTIONS = {
+  strict: true,
+  allowUnionTypes: true, // a flat value is ["string", "number", "boolean", "null"]
   coerceTypes: false,
   useDefaults: false,
   removeAdditional: false,

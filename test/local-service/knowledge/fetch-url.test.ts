@@ -181,6 +181,45 @@ describe('isPrivateAddress', () => {
     ['[::1]', true],
     ['2606:4700::1111', false],
     ['not-an-ip', true],
+    // IPv4 hidden in IPv6: translated, NAT64 (well-known and local-use), 6to4, Teredo, compatible.
+    ['::ffff:0:127.0.0.1', true],
+    ['::ffff:0:7f00:1', true],
+    ['::ffff:0:808:808', false],
+    ['64:ff9b::7f00:1', true],
+    ['64:ff9b::10.0.0.1', true],
+    ['64:ff9b::808:808', false],
+    ['64:ff9b:1::7f00:1', true],
+    ['64:ff9b:1::808:808', true], // local-use NAT64 is a local network whatever it carries
+    ['2002:7f00:1::', true],
+    ['2002:a00:1::1', true],
+    ['2002:c0a8:101::', true],
+    ['2002:808:808::1', false],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', true], // Teredo client 127.0.0.1
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', false], // Teredo client 8.8.8.8
+    ['::7f00:1', true],
+    ['::808:808', false],
+    // Ordinary private and special ranges.
+    ['10.255.255.255', true],
+    ['172.31.255.255', true],
+    ['192.168.0.0', true],
+    ['127.255.0.1', true],
+    ['100.127.255.255', true],
+    ['169.254.0.1', true],
+    ['224.0.0.1', true],
+    ['255.255.255.255', true],
+    ['240.0.0.1', true],
+    ['192.0.2.10', true], // documentation
+    ['198.18.0.1', true], // benchmarking
+    ['fc00::1', true],
+    ['fe80::1%eth0', true],
+    ['ff02::1', true],
+    ['2001:db8::1', true], // documentation
+    // Public.
+    ['1.1.1.1', false],
+    ['93.184.216.34', false],
+    ['172.15.255.255', false],
+    ['100.128.0.1', false],
+    ['2a00:1450:4001:80b::200e', false],
   ])('%s → %s', (address, expected) => {
     expect(isPrivateAddress(address)).toBe(expected);
   });
