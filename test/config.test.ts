@@ -125,4 +125,3 @@ describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
     }
   });
 });
-
