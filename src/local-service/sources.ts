@@ -4,8 +4,10 @@
 // chatbot) is kept by unique indexes, which hold across processes.
 //
 // A URL source waits (`await`) for a background fetch. The process that fetches it holds a
-// lease (fetch_lease_until), so two processes on one file do not fetch it twice, and a fetch
-// left unfinished by a crash is taken up again once its lease has run out.
+// lease (fetch_lease_until, fetch_owner = "<pid>:<instance>"), so two processes on one file do
+// not fetch it twice. A fetch left by a crash is taken up again at once by the next start:
+// its owner's process is gone (the file is local, so its pid can be asked after), or else
+// when the lease runs out.
 import type { ServiceDb } from './db/open.js';
 import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
 import type { SourceRecord } from './records.js';
@@ -23,6 +25,37 @@ export class DuplicateSourceError extends Error {
     this.name = 'DuplicateSourceError';
   }
 }
+
+interface Lease {
+  uuid: string;
+  status: string;
+  fetch_lease_until: number | null;
+  fetch_owner: string | null;
+}
+
+/** This process's name on its leases: its pid, and which service instance in it. */
+const OWNER = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+
+/** Whether a lease's owner may still be working: a live process that is not this one. */
+function ownerAlive(owner: string | null): boolean {
+  if (owner === null) return false;
+  const pid = Number(owner.split(':')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return owner !== OWNER; // another instance in this process
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, not ours to signal
+  }
+}
+
+/** Whether a fetch waits for someone to take it. */
+const takeable = (lease: Lease, nowMs: number) =>
+  lease.status === 'await' &&
+  (lease.fetch_owner === OWNER ||
+    (lease.fetch_lease_until ?? 0) < nowMs ||
+    !ownerAlive(lease.fetch_owner));
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -50,17 +83,22 @@ function prepare(db: ServiceDb) {
       `UPDATE sources SET title = @title, status = @status, file_name = @file_name,
          file_size = @file_size, tokens = @tokens, meta_json = @meta_json,
          error_message = @error_message, link = @link, modified_at = @modified_at,
-         fetch_lease_until = CASE WHEN @status = 'await' THEN fetch_lease_until END
+         fetch_lease_until = CASE WHEN @status = 'await' THEN fetch_lease_until END,
+         fetch_owner = CASE WHEN @status = 'await' THEN fetch_owner END
        WHERE id = @id`,
     ),
-    claim: db.prepare<[number, string, number]>(
-      `UPDATE sources SET fetch_lease_until = ?
-       WHERE uuid = ? AND status = 'await' AND coalesce(fetch_lease_until, 0) < ?`,
+    lease: db.prepare<[string], Lease>(
+      'SELECT uuid, status, fetch_lease_until, fetch_owner FROM sources WHERE uuid = ?',
     ),
-    release: db.prepare<[string]>('UPDATE sources SET fetch_lease_until = NULL WHERE uuid = ?'),
-    unfinished: db.prepare<[number], { uuid: string }>(
-      `SELECT uuid FROM sources WHERE status IN ('await', 'processing')
-         AND coalesce(fetch_lease_until, 0) < ? ORDER BY id`,
+    take: db.prepare<[number, string, string]>(
+      'UPDATE sources SET fetch_lease_until = ?, fetch_owner = ? WHERE uuid = ?',
+    ),
+    release: db.prepare<[string]>(
+      'UPDATE sources SET fetch_lease_until = NULL, fetch_owner = NULL WHERE uuid = ?',
+    ),
+    unfinished: db.prepare<[], Lease>(
+      `SELECT uuid, status, fetch_lease_until, fetch_owner FROM sources
+       WHERE status = 'await' ORDER BY id`,
     ),
   };
 }
@@ -173,9 +211,19 @@ export class SourceStore {
       .immediate();
   }
 
-  /** Takes the fetch of a waiting URL source for leaseMs; false when another process has it. */
+  /**
+   * Takes (or renews) the fetch of a waiting URL source for leaseMs; false when it is done or
+   * another live process holds it.
+   */
   claimFetch(uuid: string, nowMs: number, leaseMs: number): boolean {
-    return this.q.claim.run(nowMs + leaseMs, uuid, nowMs).changes === 1;
+    return this.db
+      .transaction(() => {
+        const lease = this.q.lease.get(uuid);
+        if (lease === undefined || !takeable(lease, nowMs)) return false;
+        this.q.take.run(nowMs + leaseMs, OWNER, uuid);
+        return true;
+      })
+      .immediate();
   }
 
   /** Gives a fetch back unfinished (the service is stopping): the next sweep takes it up. */
@@ -185,6 +233,9 @@ export class SourceStore {
 
   /** Sources no process is working on that never finished (a crash, a stop mid-fetch). */
   unfinished(nowMs: number): string[] {
-    return this.q.unfinished.all(nowMs).map((row) => row.uuid);
+    return this.q.unfinished
+      .all()
+      .filter((lease) => takeable(lease, nowMs))
+      .map((lease) => lease.uuid);
   }
 }

@@ -56,6 +56,7 @@ export const MIGRATIONS: readonly string[] = [
     url TEXT,
     link TEXT,
     fetch_lease_until INTEGER,
+    fetch_owner TEXT,
     created_at TEXT NOT NULL,
     modified_at TEXT NOT NULL
   );
@@ -63,7 +64,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX sources_by_upload ON sources(chatbot_id, content_hash)
     WHERE content_hash IS NOT NULL;
   CREATE UNIQUE INDEX sources_by_url ON sources(chatbot_id, url) WHERE url IS NOT NULL;
-  CREATE INDEX sources_unfinished ON sources(status) WHERE status IN ('await', 'processing');
+  CREATE INDEX sources_waiting ON sources(status) WHERE status = 'await';
 
   CREATE TABLE agent_sources (
     agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,

@@ -5,11 +5,12 @@
 // its document frequency from the fts5vocab table: the word itself; else, for a word the index
 // does not hold, its prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund).
 //
-// Why the plan has tiers: FTS5 scores every row that matches, so a query's cost is the number
-// of rows its terms reach. Words in more than half the chunks are dropped (FTS5's bm25 gives
-// them an idf of ~0, so ranks do not change); then the AND of the clauses is tried first,
-// rarest first; only when fewer than `limit` chunks hold them all does an OR run, over the
-// rarest clauses whose frequencies add up to at most OR_BUDGET rows.
+// Why the plan has tiers (see planSearch): FTS5 scores every row that matches, so a query's
+// cost is the number of rows its terms reach. Words in more than half the chunks wait until
+// the end (FTS5's bm25 gives them an idf of ~0: they barely move ranks). AND comes before OR:
+// the rarest clauses together, dropping the commonest one at a time while fewer than `limit`
+// chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
+// OR_BUDGET rows, then of the next ones, until something in scope matches.
 import { distance } from 'fastest-levenshtein';
 import type { ServiceDb } from '../db/open.js';
 import { isStopWord, tokenize } from './terms.js';
@@ -21,12 +22,12 @@ export interface Clause {
   df: number;
 }
 
-/** The OR tier reaches at most about this many rows (the two rarest clauses always run). */
-export const OR_BUDGET = 40_000;
+/** An OR reaches at most about this many rows (its rarest clause always runs). */
+export const OR_BUDGET = 12_000;
 /** Spellings tried for a word the index does not hold. */
 const MAX_SPELLINGS = 4;
 /** Vocabulary terms read when looking for spellings (those sharing the word's first letters). */
-const MAX_SPELLING_CANDIDATES = 20_000;
+const MAX_SPELLING_CANDIDATES = 5_000;
 
 const quote = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
@@ -89,7 +90,8 @@ export class QueryPlanner {
   private spellings(stem: string): Clause | undefined {
     const edits = maxEdits(stem.length);
     if (edits === 0) return undefined;
-    const lead = stem.slice(0, 1);
+    // Typos are rarest in a word's first letters: only spellings that share two are read.
+    const lead = stem.slice(0, 2);
     const near = this.statements.range
       .all(lead, `${lead}\u{10ffff}`, MAX_SPELLING_CANDIDATES)
       .filter((row) => Math.abs(row.term.length - stem.length) <= edits)
@@ -117,22 +119,53 @@ export class QueryPlanner {
   }
 }
 
-/** Rarest first; words in most chunks dropped when rarer ones remain (their idf is ~0). */
-export function selective(clauses: Clause[], total: number): Clause[] {
-  if (clauses.length === 0) return [];
-  const sorted = [...clauses].sort((a, b) => a.df - b.df);
-  const rare = sorted.filter((clause) => clause.df <= total / 2);
-  return rare.length > 0 ? rare : sorted.slice(0, 1);
+/** The MATCH bodies to try, in order, and when to stop (see the note at the top). */
+export interface SearchStep {
+  body: string;
+  /** AND steps need `limit` rows to stop; OR steps stop at any row. */
+  needsFull: boolean;
 }
 
-/** The rarest clauses whose frequencies add up to OR_BUDGET, and always the two rarest. */
-export function withinBudget(clauses: Clause[]): Clause[] {
+const rarestFirst = (clauses: Clause[]) => [...clauses].sort((a, b) => a.df - b.df);
+
+/** The rarest clauses whose frequencies add up to OR_BUDGET, and always the rarest one. */
+function withinBudget(clauses: Clause[]): Clause[] {
   let reached = 0;
   return clauses.filter((clause, at) => {
     reached += clause.df;
-    return at < 2 || reached <= OR_BUDGET;
+    return at === 0 || reached <= OR_BUDGET;
   });
 }
 
 export const allOf = (clauses: Clause[]) => clauses.map((c) => c.expr).join(' AND ');
 export const anyOf = (clauses: Clause[]) => clauses.map((c) => c.expr).join(' OR ');
+
+/**
+ * The steps of a search for a question's clauses (and, for a follow-up, its topic's clauses,
+ * which join the first OR only: they break near-ties, see follow-up.ts).
+ */
+export function planSearch(own: Clause[], context: Clause[], total: number): SearchStep[] {
+  const common = (clause: Clause) => clause.df > total / 2;
+  /** Rarest first, without the common clauses unless there is nothing else. */
+  const telling = (clauses: Clause[]) =>
+    clauses.some((c) => !common(c)) ? clauses.filter((c) => !common(c)) : clauses;
+  const ordered = rarestFirst(own);
+  const usable = telling(ordered);
+  const steps: SearchStep[] = [];
+  if (context.length === 0) {
+    for (let k = usable.length; k >= 2; k--) {
+      steps.push({ body: allOf(usable.slice(0, k)), needsFull: true });
+    }
+  }
+  const lent = withinBudget(telling(rarestFirst(context)));
+  let rest = [...usable, ...ordered.filter((c) => !usable.includes(c))];
+  let first = true;
+  while (rest.length > 0) {
+    const batch = withinBudget(rest);
+    steps.push({ body: anyOf(first ? [...batch, ...lent] : batch), needsFull: false });
+    rest = rest.slice(batch.length);
+    first = false;
+  }
+  if (first && lent.length > 0) steps.push({ body: anyOf(lent), needsFull: false });
+  return steps;
+}

@@ -6,7 +6,7 @@
 // chatbot (scope token c<id>) or to the agent's sources (s<id> …).
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
-import { type Clause, QueryPlanner, allOf, anyOf, selective, withinBudget } from './fts-query.js';
+import { type Clause, QueryPlanner, planSearch } from './fts-query.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 
 /** Column weights for bm25(): scope (never scored), title, headings, text. */
@@ -63,22 +63,14 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     return statements.hits.all(`${scope} AND {title heading text} : (${body})`, limit);
   }
 
-  /**
-   * AND of the selective clauses first, then their OR within budget; the words left out of
-   * both join only when those find fewer than `limit` chunks in scope (a rare word of the
-   * whole table may be missing from this chatbot's sources).
-   */
-  function ranked(scope: string, own: Clause[], context: Clause[], limit: number, total: number) {
-    const mine = withinBudget(selective(own, total));
-    const lent = withinBudget(selective(context, total)).slice(0, MAX_CONTEXT_CLAUSES);
-    if (lent.length === 0 && mine.length >= 2) {
-      const all = run(scope, allOf(mine), limit);
-      if (all.length >= limit) return all;
+  /** Runs the plan's steps until one finds enough (see fts-query.ts). */
+  function ranked(scope: string, own: Clause[], context: Clause[], limit: number) {
+    let found: { id: number; score: number }[] = [];
+    for (const step of planSearch(own, context, planner.totalChunks())) {
+      found = run(scope, step.body, limit);
+      if (found.length >= (step.needsFull ? limit : 1)) return found;
     }
-    const some = run(scope, anyOf([...mine, ...lent]), limit);
-    const everyClause = [...own, ...context.slice(0, MAX_CONTEXT_CLAUSES)];
-    if (some.length >= limit || mine.length + lent.length === everyClause.length) return some;
-    return run(scope, anyOf(everyClause), limit);
+    return found;
   }
 
   function search(chatbotUuid: string, query: string, options: SearchOptions): Passage[] {
@@ -90,14 +82,13 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       if (ids.length === 0) return [];
       scope = `scope : (${ids.map((row) => scopeOfSource(row.id)).join(' OR ')})`;
     }
-    const total = planner.totalChunks();
     const own = planner.clauses(query);
     const ownExprs = new Set(own.map((clause) => clause.expr));
     const context = planner
       .clauses(options.context ?? '')
       .filter((clause) => !ownExprs.has(clause.expr));
     if (own.length === 0 && context.length === 0) return [];
-    const hits = ranked(scope, own, context, options.limit ?? 5, total);
+    const hits = ranked(scope, own, context.slice(0, MAX_CONTEXT_CLAUSES), options.limit ?? 5);
     return hits.flatMap(({ id, score }) => {
       const row = statements.passage.get(id);
       if (row === undefined) return [];

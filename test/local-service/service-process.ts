@@ -1,0 +1,52 @@
+// `chatbridge service` as a process of its own on a given store, with a client for it: for the
+// tests of several processes on one SQLite file and of a crash (kill -9) mid-write.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createServiceClient } from '../../src/service/index.js';
+import type { ServiceClient } from '../../src/service/api.js';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  client: ServiceClient;
+  /** SIGKILL: no shutdown code runs, as in a crash. */
+  crash(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startServiceProcess(
+  storeUrl: string,
+  apiKey: string,
+): Promise<ServiceProcess> {
+  const script = resolve(import.meta.dirname, 'fixtures/run-service.ts');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, '--port', '0', '--api-key', apiKey, '--store', storeUrl],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent' } },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`chatbridge service exited before listening: ${stderr}`);
+  });
+  const [line] = (await Promise.race([once(lines, 'line'), exited])) as [string];
+  const url = /(http:\/\/\S+:\d+)/.exec(line)?.[1];
+  if (!url) throw new Error(`no address in "${line}"`);
+  const client = createServiceClient({ baseUrl: url, apiKey, maxRetries: 0 });
+  const ended = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exit = once(child, 'exit');
+    child.kill(signal);
+    await exit;
+  };
+  return {
+    child,
+    url,
+    client,
+    crash: () => ended('SIGKILL'),
+    stop: () => ended('SIGTERM'),
+  };
+}

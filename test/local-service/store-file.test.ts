@@ -1,0 +1,94 @@
+// Opening the local service's SQLite file: schema versions, the key-value layout of earlier
+// versions refused untouched, and store URLs it does not take.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openServiceDb } from '../../src/local-service/db/open.js';
+import { MIGRATIONS } from '../../src/local-service/db/schema.js';
+import { startLocalService } from '../../src/local-service/index.js';
+import { openKeyvStore } from '../../src/state/keyv.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatbridge-store-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('the store file', () => {
+  it('is created at the latest schema version, in WAL mode with foreign keys on', () => {
+    const path = join(dir, 'fresh.sqlite');
+    const db = openServiceDb(`sqlite://${path}`);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((row) => (row as { name: string }).name);
+    expect(tables).toEqual(
+      expect.arrayContaining(['chatbots', 'agents', 'sources', 'chunks', 'chunks_fts', 'messages']),
+    );
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO agents (uuid, chatbot_id, name, description, prompt, type, enabled, meta_json, tool_functions_json, variables_json, created_at, modified_at) VALUES ('a', 999, '', '', '', 'user-facing', 1, '{}', '[]', '[]', '', '')",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
+    db.close();
+    const again = openServiceDb(`sqlite://${path}`); // nothing left to migrate
+    expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    again.close();
+  });
+
+  it('refuses a file from a newer chatbridge, naming the versions', () => {
+    const path = join(dir, 'newer.sqlite');
+    const raw = new Database(path);
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => openServiceDb(`sqlite://${path}`)).toThrow(
+      new RegExp(`schema version 99, newer than this chatbridge knows \\(${MIGRATIONS.length}\\)`),
+    );
+  });
+
+  it('refuses the key-value layout of earlier versions, naming the file, and changes nothing', async () => {
+    const path = join(dir, 'legacy.sqlite');
+    const legacy = await openKeyvStore(`sqlite://${path}`);
+    await legacy.namespace('ls-chatbots').set('c1', { uuid: 'c1', name: 'Old' });
+    await legacy.close();
+    const before = digest(path);
+    await expect(
+      startLocalService({ apiKeys: ['k-legacy-01'], storeUrl: `sqlite://${path}` }),
+    ).rejects.toThrow(
+      new RegExp(
+        `store file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was written by an earlier chatbridge.*Move it aside`,
+      ),
+    );
+    expect(digest(path)).toBe(before);
+  });
+
+  it('takes the bridge state of the same file (keyv without the service keys) as a new store', async () => {
+    const path = join(dir, 'bridge-state.sqlite');
+    const state = await openKeyvStore(`sqlite://${path}`);
+    await state.namespace('sessions').set('slack:T:C:1', 'session-1');
+    await state.close();
+    const db = openServiceDb(`sqlite://${path}`);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+  });
+
+  it.each([
+    ['redis://127.0.0.1:6379', /Redis is no longer supported for it/],
+    ['postgres://db/x', /must be sqlite:\/\/path or memory:\/\//],
+  ])('refuses the store URL %s, saying what it takes', async (storeUrl, rule) => {
+    await expect(startLocalService({ apiKeys: ['k-url-01'], storeUrl })).rejects.toThrow(rule);
+  });
+});
