@@ -7,10 +7,35 @@
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
 import { type Clause, QueryPlanner, planSearch } from './fts-query.js';
+import { termsOf } from './terms.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 
 /** Column weights for bm25(): scope (never scored), title, headings, text. */
 const RANK = 'bm25(chunks_fts, 0.0, 2.0, 4.0, 1.0)';
+/** Candidates read per passage returned, for the heading re-rank below. */
+const CANDIDATES_PER_PASSAGE = 4;
+const MIN_CANDIDATES = 20;
+/** What a section heading made only of the question's words adds to a passage's score. */
+const HEADING_MATCH_BONUS = 0.5;
+
+/**
+ * Lifts passages whose section heading is about what was asked, by the share of the heading's
+ * words the question holds. Why: FTS5's bm25 gives a word found in most chunks (a product's
+ * own name in its docs) almost no weight, so "what is chatbridge?" cannot tell the page that
+ * introduces it from a table that names it often; the heading "chatbridge" can.
+ */
+function byHeadingMatch(passages: Passage[], query: string): Passage[] {
+  const asked = new Set(termsOf(query));
+  return passages
+    .map((passage) => {
+      const heading = termsOf(passage.section ?? passage.text.match(/^#{1,6}\s+(.+)$/m)?.[1] ?? '');
+      if (heading.length === 0) return passage;
+      const share = heading.filter((term) => asked.has(term)).length / heading.length;
+      return { ...passage, score: passage.score * (1 + HEADING_MATCH_BONUS * share) };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
 /** At most this many words of earlier turns widen a follow-up's search. */
 const MAX_CONTEXT_CLAUSES = 12;
 
@@ -63,11 +88,11 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     return statements.hits.all(`${scope} AND {title heading text} : (${body})`, limit);
   }
 
-  /** Runs the plan's steps until one finds enough (see fts-query.ts). */
-  function ranked(scope: string, own: Clause[], context: Clause[], limit: number) {
+  /** Runs the plan's steps until one finds enough (see fts-query.ts); `wanted` rows at most. */
+  function ranked(scope: string, own: Clause[], context: Clause[], limit: number, wanted: number) {
     let found: { id: number; score: number }[] = [];
     for (const step of planSearch(own, context, planner.totalChunks())) {
-      found = run(scope, step.body, limit);
+      found = run(scope, step.body, wanted);
       if (found.length >= (step.needsFull ? limit : 1)) return found;
     }
     return found;
@@ -88,8 +113,15 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       .clauses(options.context ?? '')
       .filter((clause) => !ownExprs.has(clause.expr));
     if (own.length === 0 && context.length === 0) return [];
-    const hits = ranked(scope, own, context.slice(0, MAX_CONTEXT_CLAUSES), options.limit ?? 5);
-    return hits.flatMap(({ id, score }) => {
+    const limit = options.limit ?? 5;
+    const hits = ranked(
+      scope,
+      own,
+      context.slice(0, MAX_CONTEXT_CLAUSES),
+      limit,
+      Math.max(limit * CANDIDATES_PER_PASSAGE, MIN_CANDIDATES),
+    );
+    const passages = hits.flatMap(({ id, score }) => {
       const row = statements.passage.get(id);
       if (row === undefined) return [];
       const passage: Passage = {
@@ -105,6 +137,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       if (row.section !== null) passage.section = row.section;
       return [passage];
     });
+    return byHeadingMatch(passages, query).slice(0, limit);
   }
 
   return {
