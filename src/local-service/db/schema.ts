@@ -50,6 +50,7 @@ export const MIGRATIONS: readonly string[] = [
     file_name TEXT NOT NULL,
     file_size INTEGER NOT NULL,
     tokens INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL DEFAULT 0,
     meta_json TEXT NOT NULL,
     error_message TEXT,
     content_hash TEXT,

@@ -66,6 +66,7 @@ export class ChunkStore {
       >('SELECT id, section, headings, text FROM chunks WHERE source_id = ? ORDER BY position'),
       unindex: db.prepare<[number]>('DELETE FROM chunks_fts WHERE rowid = ?'),
       drop: db.prepare<[number]>('DELETE FROM chunks WHERE source_id = ?'),
+      count: db.prepare<[number, number]>('UPDATE sources SET chunk_count = ? WHERE id = ?'),
       insert: db.prepare<[number, number, string | null, string, string]>(
         'INSERT INTO chunks (source_id, position, section, headings, text) VALUES (?, ?, ?, ?, ?)',
       ),
@@ -96,6 +97,7 @@ export class ChunkStore {
       );
       s.index.run(lastInsertRowid, scope, owner.title, headings, chunk.text);
     });
+    s.count.run(chunks.length, owner.sourceId);
   }
 
   /** Indexes the source's chunks again under a new title. In a transaction. */

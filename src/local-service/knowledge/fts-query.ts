@@ -2,12 +2,14 @@
 //
 // The question's words are read by FTS5's own tokenizer (through a small temporary FTS5 table,
 // so stems agree with the index exactly), stop words dropped. Each word becomes a clause with
-// its document frequency from the fts5vocab table: the word itself; else, for a word the index
-// does not hold, its prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund).
+// its document frequency counted up to DF_CAP (a capped MATCH: fts5vocab would read the whole
+// doclist of a common word): the word itself; else, for a word the index does not hold, its
+// prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund), from fts5vocab.
 //
 // Why the plan has tiers (see planSearch): FTS5 scores every row that matches, so a query's
-// cost is the number of rows its terms reach. Words in more than half the chunks wait until
-// the end (FTS5's bm25 gives them an idf of ~0: they barely move ranks). AND comes before OR:
+// cost is the number of rows its terms reach. Heavy words (in DF_CAP chunks or more, or in
+// more than half of a small store, where FTS5's bm25 gives them an idf of ~0) wait until the
+// end. AND comes before OR:
 // the rarest clauses together, dropping the commonest one at a time while fewer than `limit`
 // chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
@@ -24,6 +26,10 @@ export interface Clause {
 
 /** An OR reaches at most about this many rows (its rarest clause always runs). */
 export const OR_BUDGET = 12_000;
+/** Document frequencies are counted up to this; a word reaching it is heavy. */
+export const DF_CAP = OR_BUDGET;
+/** Vocabulary terms whose frequencies estimate a prefix's. */
+const PREFIX_SAMPLE = 8;
 /** Spellings tried for a word the index does not hold. */
 const MAX_SPELLINGS = 4;
 /** Vocabulary terms read when looking for spellings (those sharing the word's first letters). */
@@ -51,7 +57,9 @@ export class QueryPlanner {
       read: db.prepare<[], { term: string }>(
         'SELECT term FROM temp.question_terms ORDER BY offset',
       ),
-      df: db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?'),
+      df: db.prepare<[string, number], { n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`,
+      ),
       range: db.prepare<[string, string, number], { term: string; doc: number }>(
         'SELECT term, doc FROM chunks_vocab WHERE term >= ? AND term < ? LIMIT ?',
       ),
@@ -77,14 +85,18 @@ export class QueryPlanner {
   }
 
   private df(term: string): number {
-    return this.statements.df.get(term)?.doc ?? 0;
+    return this.statements.df.get(quote(term), DF_CAP)?.n ?? 0;
   }
 
   private withPrefix(stem: string): Clause | undefined {
-    if (stem.length < 3) return undefined;
-    const rows = this.statements.range.all(stem, `${stem}\u{10ffff}`, MAX_SPELLING_CANDIDATES);
+    if (stem.length < 4) return undefined; // shorter prefixes reach too many words
+    const rows = this.statements.range.all(stem, `${stem}\u{10ffff}`, PREFIX_SAMPLE);
     if (rows.length === 0) return undefined;
-    return { expr: `${quote(stem)} *`, df: rows.reduce((sum, row) => sum + row.doc, 0) };
+    const df = Math.min(
+      DF_CAP,
+      rows.reduce((sum, row) => sum + row.doc, 0),
+    );
+    return { expr: `${quote(stem)} *`, df };
   }
 
   private spellings(stem: string): Clause | undefined {
@@ -145,7 +157,7 @@ export const anyOf = (clauses: Clause[]) => clauses.map((c) => c.expr).join(' OR
  * which join the first OR only: they break near-ties, see follow-up.ts).
  */
 export function planSearch(own: Clause[], context: Clause[], total: number): SearchStep[] {
-  const common = (clause: Clause) => clause.df > total / 2;
+  const common = (clause: Clause) => clause.df >= Math.min(DF_CAP, total / 2);
   /** Rarest first, without the common clauses unless there is nothing else. */
   const telling = (clauses: Clause[]) =>
     clauses.some((c) => !common(c)) ? clauses.filter((c) => !common(c)) : clauses;

@@ -6,6 +6,7 @@
 // chatbot (scope token c<id>) or to the agent's sources (s<id> …).
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
+import { blendWithTopic } from './follow-up.js';
 import { type Clause, QueryPlanner, planSearch } from './fts-query.js';
 import { termsOf } from './terms.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
@@ -45,6 +46,13 @@ interface SourceRow {
   title: string;
 }
 
+/** Where a search looks: a MATCH on scope tokens, or (a chatbot owning most rows) a filter. */
+interface Scope {
+  match: string;
+  /** The chatbot's id, when its rows are kept after an unscoped MATCH instead. */
+  filter?: number;
+}
+
 interface HitRow {
   position: number;
   section: string | null;
@@ -54,6 +62,7 @@ interface HitRow {
   type: string;
   file_name: string;
   link: string | null;
+  chatbot_id: number;
 }
 
 export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
@@ -73,8 +82,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
        ORDER BY ${RANK} LIMIT ?`,
     ),
     passage: db.prepare<[number], HitRow>(
-      `SELECT c.position, c.section, c.text, s.uuid, s.title, s.type, s.file_name, s.link
+      `SELECT c.position, c.section, c.text, s.uuid, s.title, s.type, s.file_name, s.link,
+         s.chatbot_id
        FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?`,
+    ),
+    chunksOf: db.prepare<[number], { n: number | null }>(
+      'SELECT sum(chunk_count) AS n FROM sources WHERE chatbot_id = ?',
     ),
   };
 
@@ -84,12 +97,22 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     return row;
   }
 
-  function run(scope: string, body: string, limit: number) {
-    return statements.hits.all(`${scope} AND {title heading text} : (${body})`, limit);
+  function run(scope: Scope, body: string, limit: number) {
+    const match = `{title heading text} : (${body})`;
+    if (scope.filter === undefined)
+      return statements.hits.all(`${scope.match} AND ${match}`, limit);
+    // The chatbot holds most of the table: its scope token would cost more than it saves.
+    // Read twice as many rows unscoped and keep the chatbot's; scoped again if too few are.
+    const rows = statements.hits.all(match, 2 * limit);
+    const mine = rows.filter((row) => statements.passage.get(row.id)?.chatbot_id === scope.filter);
+    if (mine.length >= limit || rows.length < 2 * limit) {
+      return mine.slice(0, limit);
+    }
+    return statements.hits.all(`${scope.match} AND ${match}`, limit);
   }
 
   /** Runs the plan's steps until one finds enough (see fts-query.ts); `wanted` rows at most. */
-  function ranked(scope: string, own: Clause[], context: Clause[], limit: number, wanted: number) {
+  function ranked(scope: Scope, own: Clause[], context: Clause[], limit: number, wanted: number) {
     let found: { id: number; score: number }[] = [];
     for (const step of planSearch(own, context, planner.totalChunks())) {
       found = run(scope, step.body, wanted);
@@ -101,11 +124,13 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
   function search(chatbotUuid: string, query: string, options: SearchOptions): Passage[] {
     const chatbot = statements.chatbot.get(chatbotUuid);
     if (chatbot === undefined) return [];
-    let scope = `scope : ${scopeOfChatbot(chatbot.id)}`;
+    let scope: Scope = { match: `scope : ${scopeOfChatbot(chatbot.id)}` };
     if (options.sourceUuids !== undefined) {
       const ids = statements.sourcesOf.all(chatbot.id, JSON.stringify(options.sourceUuids));
       if (ids.length === 0) return [];
-      scope = `scope : (${ids.map((row) => scopeOfSource(row.id)).join(' OR ')})`;
+      scope = { match: `scope : (${ids.map((row) => scopeOfSource(row.id)).join(' OR ')})` };
+    } else if ((statements.chunksOf.get(chatbot.id)?.n ?? 0) > planner.totalChunks() / 2) {
+      scope = { ...scope, filter: chatbot.id };
     }
     const own = planner.clauses(query);
     const ownExprs = new Set(own.map((clause) => clause.expr));
@@ -114,14 +139,22 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       .filter((clause) => !ownExprs.has(clause.expr));
     if (own.length === 0 && context.length === 0) return [];
     const limit = options.limit ?? 5;
-    const hits = ranked(
-      scope,
-      own,
-      context.slice(0, MAX_CONTEXT_CLAUSES),
+    const wanted = Math.max(limit * CANDIDATES_PER_PASSAGE, MIN_CANDIDATES);
+    const found = (lent: Clause[]) =>
+      byHeadingMatch(passagesOf(ranked(scope, own, lent, limit, wanted)), query);
+    if (context.length === 0 || own.length === 0) return found(context).slice(0, limit);
+    // The topic's words only break near-ties: the question's own ranking leads (follow-up.ts).
+    const alone = found([]);
+    return blendWithTopic(
+      alone,
+      found(context.slice(0, MAX_CONTEXT_CLAUSES)),
       limit,
-      Math.max(limit * CANDIDATES_PER_PASSAGE, MIN_CANDIDATES),
+      alone.length >= wanted,
     );
-    const passages = hits.flatMap(({ id, score }) => {
+  }
+
+  function passagesOf(hits: { id: number; score: number }[]): Passage[] {
+    return hits.flatMap(({ id, score }) => {
       const row = statements.passage.get(id);
       if (row === undefined) return [];
       const passage: Passage = {
@@ -137,7 +170,6 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       if (row.section !== null) passage.section = row.section;
       return [passage];
     });
-    return byHeadingMatch(passages, query).slice(0, limit);
   }
 
   return {
