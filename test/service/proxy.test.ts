@@ -51,8 +51,8 @@ describe('proxyFromEnv', () => {
   it('carries every call, the answer stream included, through the proxy', async () => {
     for (const name of ['HTTP_PROXY', 'http_proxy']) {
       tunnels.length = 0;
-      const dispatcher = proxyFromEnv({ [name]: proxyUrl })!;
-      const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, dispatcher });
+      const proxy = proxyFromEnv({ [name]: proxyUrl });
+      const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, proxy });
       try {
         expect(await client.listChatbots()).toEqual([]);
         let text = '';
@@ -62,21 +62,19 @@ describe('proxyFromEnv', () => {
         expect(new Set(tunnels)).toEqual(new Set([new URL(service.url).host]));
       } finally {
         await client.close();
-        await dispatcher.close();
       }
     }
   });
 
   it('leaves hosts in NO_PROXY alone', async () => {
     tunnels.length = 0;
-    const dispatcher = proxyFromEnv({ HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' })!;
-    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, dispatcher });
+    const proxy = proxyFromEnv({ HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' });
+    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, proxy });
     try {
       expect(await client.listChatbots()).toEqual([]);
       expect(tunnels).toEqual([]);
     } finally {
       await client.close();
-      await dispatcher.close();
     }
   });
 });
