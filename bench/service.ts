@@ -250,6 +250,9 @@ async function loopbackCeiling(pieces: Buffer[]): Promise<number> {
   return median(runs);
 }
 
+/** Ping-pong rounds dropped before measuring: the JIT compiles the path meanwhile. */
+const LATENCY_WARM_UP = 1_000;
+
 /** The same ping-pong over a raw socket pair: what the machine itself adds. */
 async function rawLatency(rounds: number): Promise<number[]> {
   let serverSide!: (socket: Socket) => void;
@@ -270,7 +273,7 @@ async function rawLatency(rounds: number): Promise<number[]> {
   client.destroy();
   writer.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return samples.slice(100);
+  return samples.slice(LATENCY_WARM_UP);
 }
 
 /** Time from the server writing a piece to the iterator handing it on, many times over. */
@@ -304,7 +307,7 @@ async function addedLatency(rounds: number): Promise<number[]> {
   await client.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return samples.slice(100); // drop the warm-up
+  return samples.slice(LATENCY_WARM_UP);
 }
 
 const CONCURRENT_ANSWERS = 1_000;
@@ -382,8 +385,8 @@ export async function run(): Promise<BenchRow[]> {
   const load = loadavg()[0]!;
   // Latency first, on a small heap: the 10 MB runs leave garbage whose collection would land
   // in the middle of the ping-pong and measure the collector, not the reader.
-  const raw = await rawLatency(2100);
-  const latency = await addedLatency(2100);
+  const raw = await rawLatency(LATENCY_WARM_UP + 2000);
+  const latency = await addedLatency(LATENCY_WARM_UP + 2000);
   const p50 = percentile(latency, 50);
   const p99 = percentile(latency, 99);
   const pieces = buildPieces();
