@@ -122,11 +122,12 @@ export interface ServiceClientConfig {
   maxRetries?: number;
   /** Base delay of the exponential backoff. Default 200 ms. */
   retryBaseMs?: number;
-  /** Keep-alive connections per origin for ordinary calls (answer streams have no cap). Default 16. */
+  /** Keep-alive connections per origin for ordinary calls (answer streams: no cap). Default 16. */
   connections?: number;
   /**
-   * Certificate authorities (PEM) trusted for an https service besides Node's own, e.g. a
-   * self-hosted service behind a private CA. (NODE_EXTRA_CA_CERTS does the same process-wide.)
+   * Certificate authorities (PEM) trusted for an https service besides Node's bundled ones, e.g.
+   * a self-hosted service behind a private CA. NODE_EXTRA_CA_CERTS does the same process-wide;
+   * given `ca`, Node no longer adds NODE_EXTRA_CA_CERTS's authorities to this client's.
    */
   ca?: string | string[];
   /**

@@ -1,5 +1,5 @@
-// A failure below HTTP (connect, reset, timeout, broken framing) reported by undici, as the ServiceError the caller
-// sees: it names the method and path only, never the key or the full URL.
+// A failure below HTTP (connect, reset, timeout, broken framing) reported by undici, as the
+// ServiceError the caller sees: it names the method and path only, never the key or the full URL.
 import { errors } from 'undici';
 import { ServiceError } from './errors.js';
 import type { CallScope } from './scope.js';
