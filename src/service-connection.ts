@@ -10,7 +10,7 @@ export interface ServiceConnection {
   client: ServiceClient;
   /** Set when the embedded local service answers (nothing configured). */
   embedded?: EmbeddedService;
-  /** Closes the client, then the proxy and the embedded service. */
+  /** Closes the client, then the embedded service. */
   close(): Promise<void>;
 }
 
@@ -33,17 +33,10 @@ export async function connectToService(
     };
   }
   // Only a remote service goes through the proxy variables; the embedded one never does.
-  const proxy = proxyFromEnv(env);
   const client = createServiceClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
-    dispatcher: proxy,
+    proxy: proxyFromEnv(env),
   });
-  return {
-    client,
-    close: async () => {
-      await client.close();
-      await proxy?.close();
-    },
-  };
+  return { client, close: () => client.close() };
 }

@@ -1,6 +1,7 @@
 // The service client's surface: one method per endpoint of the interface (all 15).
 // Implemented by createServiceClient in client.ts; bridge and admin code against this type.
 import type { Dispatcher } from 'undici';
+import type { ProxySettings } from './dispatchers.js';
 import type {
   Agent,
   AgentCreateInput,
@@ -121,13 +122,19 @@ export interface ServiceClientConfig {
   maxRetries?: number;
   /** Base delay of the exponential backoff. Default 200 ms. */
   retryBaseMs?: number;
-  /** Keep-alive connections per origin. Default 16. */
+  /** Keep-alive connections per origin for ordinary calls (answer streams: no cap). Default 16. */
   connections?: number;
   /**
-   * Certificate authorities (PEM) trusted for an https service besides Node's own, e.g. a
-   * self-hosted service behind a private CA. (NODE_EXTRA_CA_CERTS does the same process-wide.)
+   * Certificate authorities (PEM) trusted for an https service besides Node's bundled ones, e.g.
+   * a self-hosted service behind a private CA. NODE_EXTRA_CA_CERTS does the same process-wide;
+   * given `ca`, Node no longer adds NODE_EXTRA_CA_CERTS's authorities to this client's.
    */
   ca?: string | string[];
-  /** Injected for tests or a proxy: a custom undici Dispatcher, which then carries every call. */
+  /**
+   * Reach the service through this proxy (undici's EnvHttpProxyAgent; `proxyFromEnv` reads the
+   * standard variables). `ca` applies to the service's TLS through the tunnel.
+   */
+  proxy?: ProxySettings;
+  /** Injected for tests: a custom undici Dispatcher, which then carries every call, streams too. */
   dispatcher?: Dispatcher;
 }

@@ -102,6 +102,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     connections: config.connections ?? 16,
     dispatcher: config.dispatcher,
     ca: config.ca,
+    proxy: config.proxy,
   });
   const apiKey = config.apiKey;
   const scrub = (text: string) => (text.includes(apiKey) ? text.split(apiKey).join('***') : text);

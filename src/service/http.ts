@@ -1,15 +1,13 @@
-// One HTTP exchange with the service: builds the URL and headers, sends, and returns the status
-// with the body as a TextBody. Ordinary calls go through undici; answer streams through the
-// stream pool in h1/ (see docs/architecture.md). Transport failures become ServiceErrors that
-// carry the method and path only (never the key or the full URL).
-import { Agent, type Dispatcher, type FormData } from 'undici';
+// One HTTP exchange with the service: builds the URL and headers, sends through undici, and
+// returns the status with the body as a TextBody. Answer streams have a dispatcher of their own
+// (see dispatchers.ts). Transport failures become ServiceErrors that carry the method and path
+// only (never the key or the full URL).
+import type { Dispatcher, FormData } from 'undici';
 import type { ServiceTimeouts } from './api.js';
+import { createDispatcher, type ProxySettings } from './dispatchers.js';
 import { ServiceError } from './errors.js';
 import type { CallScope } from './scope.js';
 import { TextBody } from './stream.js';
-import { withRootCertificates } from './h1/connection.js';
-import type { H1Response } from './h1/exchange.js';
-import { H1Pool } from './h1/pool.js';
 import { transportError } from './transport-error.js';
 
 export interface HttpRequest {
@@ -19,12 +17,16 @@ export interface HttpRequest {
   accept: string;
   /** Builds the body afresh for each attempt (a multipart stream cannot be replayed). */
   body?: () => string | FormData;
-  /** A long-lived answer stream: goes over its own connection (see h1/pool.ts). */
+  /** A long-lived answer stream: goes through the dispatcher with no cap on connections. */
   stream?: boolean;
 }
 
-/** Status, headers, and the body streaming into a TextBody: the same shape on both transports. */
-export type HttpResponse = H1Response;
+/** Status, headers, and the body streaming into a TextBody. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: TextBody;
+}
 
 export interface TransportConfig {
   baseUrl: string;
@@ -33,16 +35,17 @@ export interface TransportConfig {
   connections: number;
   dispatcher?: Dispatcher;
   ca?: string | string[] | undefined;
+  proxy?: ProxySettings | undefined;
 }
 
 export class Transport {
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly calls: Dispatcher;
+  private readonly streams: Dispatcher;
+  /** The dispatchers this transport made (an injected one is closed by its owner). */
+  private readonly owned: Dispatcher[];
   private readonly authorization: string;
-  /** Answer streams, unless a dispatcher was injected (then undici carries everything). */
-  private readonly streams: H1Pool | undefined;
 
   constructor(config: TransportConfig) {
     let url: URL;
@@ -65,31 +68,16 @@ export class Transport {
     // Tolerate a trailing slash and a base given with the /api/v1 suffix already on it.
     this.basePath = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
     this.authorization = `Bearer ${config.apiKey}`;
-    this.ownsDispatcher = config.dispatcher === undefined;
-    this.dispatcher =
-      config.dispatcher ??
-      new Agent({
-        connections: config.connections,
-        // Below common server idle timeouts (Node's 5 s), so we rarely reuse a socket the
-        // server is closing: a POST sent on one could not be retried safely.
-        keepAliveTimeout: 4_000,
-        connect: {
-          timeout: config.timeouts.connectMs,
-          ...(config.ca ? { ca: withRootCertificates(config.ca) } : {}),
-        },
-      });
-    // undici hands every chunked frame to JavaScript on its own; an answer arrives in thousands
-    // of small frames, so streams use a reader that de-frames a whole network read at once.
-    this.streams =
-      config.dispatcher === undefined
-        ? new H1Pool({
-            url,
-            connectMs: config.timeouts.connectMs,
-            ca: config.ca,
-            maxIdle: config.connections,
-            keepAliveMs: 4_000,
-          })
-        : undefined;
+    if (config.dispatcher) {
+      // An injected dispatcher (a test double, the caller's own agent) carries every call.
+      this.calls = this.streams = config.dispatcher;
+      this.owned = [];
+    } else {
+      const options = { connectMs: config.timeouts.connectMs, ca: config.ca, proxy: config.proxy };
+      this.calls = createDispatcher(options, config.connections);
+      this.streams = createDispatcher(options);
+      this.owned = [this.calls, this.streams];
+    }
   }
 
   /** Resolves once the response headers are in; the body then streams into a TextBody. */
@@ -104,17 +92,10 @@ export class Transport {
     // undici sets the multipart Content-Type (with its boundary) itself.
     if (typeof body === 'string') headers['content-type'] = 'application/json';
     scope.armFirstByte();
-    if (request.stream && this.streams && typeof body !== 'object') {
-      const h1Request = { method: request.method, target: this.basePath + request.path, headers };
-      return this.streams
-        .request(body === undefined ? h1Request : { ...h1Request, body }, scope)
-        .catch((error: unknown) => {
-          throw transportError(error, scope);
-        });
-    }
+    const dispatcher = request.stream ? this.streams : this.calls;
     return new Promise<HttpResponse>((resolve, reject) => {
       const handler = new ResponseHandler(scope, resolve, reject);
-      this.dispatcher.dispatch(
+      dispatcher.dispatch(
         {
           origin: this.origin,
           path: this.basePath + request.path,
@@ -130,11 +111,9 @@ export class Transport {
     });
   }
 
+  /** Resolves once every response in flight has ended; later calls fail as "client closed". */
   async close(): Promise<void> {
-    await Promise.all([
-      this.ownsDispatcher ? this.dispatcher.close() : undefined,
-      this.streams?.close(),
-    ]);
+    await Promise.all(this.owned.map((dispatcher) => dispatcher.close()));
   }
 }
 

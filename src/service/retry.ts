@@ -9,7 +9,9 @@
 //   send when the service did not take the request. Not 504: the service may have done the
 //   work after the gateway gave up, and a retry would create a duplicate.
 // - the stream never retries once sent: the question would be asked and stored twice.
-// Backoff is exponential with full jitter, bounded by maxRetries.
+// Backoff is exponential with full jitter, bounded by maxRetries; a Retry-After is honoured.
+// Not undici's RetryHandler: it decides by method and status alone, and these rules depend on
+// the kind of call (a create's POST and an update's POST differ; the stream's depends on send).
 import { ServiceError } from './errors.js';
 import { neverReachedServer } from './transport-error.js';
 

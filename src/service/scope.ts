@@ -1,6 +1,6 @@
 // The life of one client call: the caller's AbortSignal, the total deadline and the phase timer
 // (first byte, then idle between chunks) all end in one AbortController that the transport
-// (undici, or the stream pool) listens to.
+// (undici) listens to.
 // A timeout aborts with a ServiceError of kind "timeout"; a caller abort with the caller's reason.
 import { ServiceError } from './errors.js';
 import type { ServiceTimeouts } from './api.js';

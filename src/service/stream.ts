@@ -1,8 +1,8 @@
 // Reads a response body as raw UTF-8 text, piece by piece, exactly as sent: a streaming
-// decode (a character split across chunks survives), nothing trimmed, split or parsed,
-// whitespace-only pieces kept. One network read becomes one piece: the stream transport hands
-// over a whole de-framed read (`pushRead`); undici hands over one frame after another
-// (`push`), grouped in a microtask once the read is parsed. Pieces are never joined across reads.
+// decode with TextDecoder over the body's bytes (a character split across chunks survives),
+// nothing trimmed, split or parsed, whitespace-only pieces kept. undici hands over one frame
+// after another (`push`); the frames of one network read are grouped in a microtask into one
+// piece. Pieces are never joined across reads.
 import { isAscii } from 'node:buffer';
 import type { AnswerStream } from './api.js';
 import { ServiceError } from './errors.js';
@@ -73,17 +73,6 @@ export class TextBody implements AnswerStream {
       // Runs once the transport has parsed the whole network read: one piece per read.
       queueMicrotask(this.flushRead);
     }
-  }
-
-  /**
-   * The transport hands over the payload of one whole network read. It is decoded now: the
-   * transport reuses the buffer once this returns.
-   */
-  pushRead(bytes: Buffer): void {
-    if (this.finished || bytes.length === 0) return;
-    if (this.bytesOfThisRead.length > 0) this.flushRead();
-    this.scope.touch();
-    this.deliver(this.decode(bytes));
   }
 
   /** The body ended cleanly. */

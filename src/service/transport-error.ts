@@ -1,12 +1,7 @@
-// A failure below HTTP (connect, reset, timeout, broken framing) as the ServiceError the caller
-// sees: it names the method and path only, never the key or the full URL.
+// A failure below HTTP (connect, reset, timeout, broken framing) reported by undici, as the
+// ServiceError the caller sees: it names the method and path only, never the key or the full URL.
+import { errors } from 'undici';
 import { ServiceError } from './errors.js';
-import {
-  CLIENT_CLOSED_CODE,
-  CLOSED_EARLY_CODE,
-  CONNECT_TIMEOUT_CODE,
-  H1ProtocolError,
-} from './h1/errors.js';
 import type { CallScope } from './scope.js';
 
 /** Errors that prove the request never left this machine: safe to retry for any method. */
@@ -18,8 +13,10 @@ const CONNECT_CODES = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
-  CONNECT_TIMEOUT_CODE,
 ]);
+
+/** The dispatcher was closed: a call after the client's close(). */
+const CLOSED_CLIENT_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 
 export function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
@@ -42,19 +39,39 @@ export function transportError(error: unknown, scope: CallScope): unknown {
   const { method, path } = scope.where;
   const code = errorCode(error) ?? 'unknown';
   const details = { method, path, cause: error };
-  if (error instanceof H1ProtocolError) {
-    return new ServiceError('protocol', `${method} ${path}: ${error.message}`, details);
+  // undici's parser refused the response: its message names the rule (bad chunk size, ...).
+  if (error instanceof errors.HTTPParserError) {
+    const rule = error.message.replace(/^Response does not match the HTTP\/1\.1 protocol /, '');
+    return new ServiceError(
+      'protocol',
+      `${method} ${path}: the response broke HTTP/1.1 ${rule}`,
+      details,
+    );
   }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === CONNECT_TIMEOUT_CODE) {
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new ServiceError(
+      'protocol',
+      `${method} ${path}: the response head is too large`,
+      details,
+    );
+  }
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return new ServiceError(
+      'protocol',
+      `${method} ${path}: the response body does not match its content-length`,
+      details,
+    );
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ServiceError('timeout', `${method} ${path}: connect timed out`, details);
   }
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new ServiceError('timeout', `${method} ${path}: response timed out`, details);
   }
-  if (code === CLIENT_CLOSED_CODE) {
+  if (CLOSED_CLIENT_CODES.has(code)) {
     return new ServiceError('unavailable', `${method} ${path}: the client is closed`, details);
   }
-  if (code === CLOSED_EARLY_CODE) {
+  if (code === 'UND_ERR_SOCKET') {
     return new ServiceError(
       'unavailable',
       `${method} ${path}: the service closed the connection before the response ended`,

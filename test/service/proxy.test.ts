@@ -1,46 +1,45 @@
-// The proxy variables: a remote service reached through an HTTP CONNECT proxy on loopback.
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The proxy variables: a remote service reached through an HTTP CONNECT proxy on loopback
+// (undici's EnvHttpProxyAgent), plain and over TLS, answer streams included.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient, proxyFromEnv } from '../../src/service/index.js';
-import { API_KEY, sendJson, useFakeService } from './fake-service.js';
+import { startConnectProxy, type ConnectProxy } from './connect-proxy.js';
+import { API_KEY, deferred, sendJson, useFakeService } from './fake-service.js';
 
-const service = useFakeService((req, res) => {
+const fixture = (name: string) =>
+  readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+
+/** Answers held open until `release` (set per test); none by default. */
+let holdAnswers: Promise<void> | undefined;
+let answersOpen = 0;
+const service = useFakeService(async (req, res) => {
   if (req.url.endsWith('/stream')) {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.write('through ');
+    answersOpen++;
+    await holdAnswers;
     res.end('the proxy');
   } else sendJson(res, 200, []);
 });
 
-/** Opens a tunnel per CONNECT and records the targets asked for. */
-let proxyUrl = '';
-const tunnels: string[] = [];
-const sockets = new Set<Socket>();
-const proxy = createServer((socket) => {
-  sockets.add(socket);
-  socket.on('error', () => {});
-  socket.once('data', (head: Buffer) => {
-    const target = /^CONNECT (\S+) HTTP\/1\.1/.exec(head.toString('latin1'))?.[1];
-    if (!target) return void socket.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
-    tunnels.push(target);
-    const [host, port] = target.split(':');
-    const upstream = connect(Number(port), host, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      socket.pipe(upstream).pipe(socket);
-    });
-    sockets.add(upstream);
-    upstream.on('error', () => socket.destroy());
-  });
-});
-
+let proxy: ConnectProxy;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await startConnectProxy();
 });
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+beforeEach(() => {
+  proxy.tunnels.length = 0;
+  holdAnswers = undefined;
+  answersOpen = 0;
 });
+afterAll(() => proxy.close());
+
+async function readAll(stream: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const piece of stream) text += piece;
+  return text;
+}
 
 describe('proxyFromEnv', () => {
   it('is undefined without proxy variables (blank ones count as unset)', () => {
@@ -48,35 +47,115 @@ describe('proxyFromEnv', () => {
     expect(proxyFromEnv({ HTTPS_PROXY: ' ', http_proxy: '' })).toBeUndefined();
   });
 
+  it('reads either case, the lower-case one first, as undici does', () => {
+    expect(
+      proxyFromEnv({ https_proxy: 'http://a:1', HTTPS_PROXY: 'http://b:1', NO_PROXY: 'x' }),
+    ).toEqual({ httpsProxy: 'http://a:1', noProxy: 'x' });
+  });
+
   it('carries every call, the answer stream included, through the proxy', async () => {
     for (const name of ['HTTP_PROXY', 'http_proxy']) {
-      tunnels.length = 0;
-      const dispatcher = proxyFromEnv({ [name]: proxyUrl })!;
-      const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, dispatcher });
+      proxy.tunnels.length = 0;
+      const client = createServiceClient({
+        baseUrl: service.url,
+        apiKey: API_KEY,
+        proxy: proxyFromEnv({ [name]: proxy.url }),
+      });
       try {
         expect(await client.listChatbots()).toEqual([]);
-        let text = '';
-        for await (const piece of await client.streamMessage('s1', { query: 'q' })) text += piece;
-        expect(text).toBe('through the proxy');
-        expect(tunnels.length).toBeGreaterThan(0);
-        expect(new Set(tunnels)).toEqual(new Set([new URL(service.url).host]));
+        expect(await readAll(await client.streamMessage('s1', { query: 'q' }))).toBe(
+          'through the proxy',
+        );
+        // One tunnel for the ordinary calls' pool, one for the answer streams'.
+        expect(proxy.tunnels).toEqual([new URL(service.url).host, new URL(service.url).host]);
       } finally {
         await client.close();
-        await dispatcher.close();
       }
     }
   });
 
+  it('streams every answer at once through the proxy: none waits for a connection', async () => {
+    const count = 20;
+    const release = deferred();
+    holdAnswers = release.promise;
+    const client = createServiceClient({
+      baseUrl: service.url,
+      apiKey: API_KEY,
+      connections: 2,
+      proxy: proxyFromEnv({ HTTP_PROXY: proxy.url }),
+    });
+    try {
+      const streams = await Promise.all(
+        Array.from({ length: count }, () => client.streamMessage('s1', { query: 'q' })),
+      );
+      // Every answer has its headers and first words while all of them are still open.
+      const firsts = await Promise.all(streams.map((s) => s[Symbol.asyncIterator]().next()));
+      expect(firsts.map((first) => first.value)).toEqual(Array(count).fill('through '));
+      expect(answersOpen).toBe(count);
+      release.resolve();
+      expect(await Promise.all(streams.map(readAll))).toEqual(Array(count).fill('the proxy'));
+      expect(proxy.tunnels).toHaveLength(count);
+    } finally {
+      release.resolve();
+      await client.close();
+    }
+  });
+
   it('leaves hosts in NO_PROXY alone', async () => {
-    tunnels.length = 0;
-    const dispatcher = proxyFromEnv({ HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' })!;
-    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, dispatcher });
+    const client = createServiceClient({
+      baseUrl: service.url,
+      apiKey: API_KEY,
+      proxy: proxyFromEnv({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }),
+    });
     try {
       expect(await client.listChatbots()).toEqual([]);
-      expect(tunnels).toEqual([]);
+      expect(await readAll(await client.streamMessage('s1', { query: 'q' }))).toBe(
+        'through the proxy',
+      );
+      expect(proxy.tunnels).toEqual([]);
     } finally {
       await client.close();
-      await dispatcher.close();
+    }
+  });
+
+  it('trusts the authorities in `ca` for an https service behind the proxy', async () => {
+    const tls = createHttpsServer(
+      { key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') },
+      (req, res) => {
+        req.resume();
+        res.writeHead(200, {
+          'content-type': req.url?.endsWith('/stream') ? 'text/plain' : 'application/json',
+        });
+        res.end(req.url?.endsWith('/stream') ? 'secure answer' : '[]');
+      },
+    );
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const settings = proxyFromEnv({ HTTPS_PROXY: proxy.url });
+    const trusting = createServiceClient({
+      baseUrl: url,
+      apiKey: API_KEY,
+      proxy: settings,
+      ca: fixture('localhost-cert.pem'),
+    });
+    const doubting = createServiceClient({
+      baseUrl: url,
+      apiKey: API_KEY,
+      proxy: settings,
+      maxRetries: 0,
+    });
+    try {
+      expect(await trusting.listChatbots()).toEqual([]);
+      expect(await readAll(await trusting.streamMessage('s1', { query: 'q' }))).toBe(
+        'secure answer',
+      );
+      await expect(doubting.listChatbots()).rejects.toMatchObject({ kind: 'unavailable' });
+      expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(url).host]));
+    } finally {
+      await trusting.close();
+      await doubting.close();
+      tls.closeAllConnections();
+      await new Promise<void>((resolve) => tls.close(() => resolve()));
     }
   });
 });
