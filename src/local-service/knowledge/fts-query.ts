@@ -4,7 +4,7 @@
 // so stems agree with the index exactly), stop words dropped. Each word becomes a clause with
 // its document frequency counted up to DF_CAP (a capped MATCH: fts5vocab would read the whole
 // doclist of a common word): the word itself; else, for a word the index does not hold, its
-// prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund), from fts5vocab.
+// prefix ("requir" → requir*) or its spellings one edit away ("refnd" → refund).
 //
 // Why the plan has tiers (see planSearch): FTS5 scores every row that matches, so a query's
 // cost is the number of rows its terms reach. Heavy words (in DF_CAP chunks or more, or in
@@ -13,7 +13,6 @@
 // the rarest clauses together, dropping the commonest one at a time while fewer than `limit`
 // chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
-import { distance } from 'fastest-levenshtein';
 import type { ServiceDb } from '../db/open.js';
 import { isStopWord, tokenize } from './terms.js';
 
@@ -28,17 +27,30 @@ export interface Clause {
 export const OR_BUDGET = 12_000;
 /** Document frequencies are counted up to this; a word reaching it is heavy. */
 export const DF_CAP = OR_BUDGET;
-/** Vocabulary terms whose frequencies estimate a prefix's. */
-const PREFIX_SAMPLE = 8;
 /** Spellings tried for a word the index does not hold. */
 const MAX_SPELLINGS = 4;
-/** Vocabulary terms read when looking for spellings (those sharing the word's first letters). */
-const MAX_SPELLING_CANDIDATES = 5_000;
+/** Longer "words" (hashes, ids) are not spelling mistakes. */
+const MAX_SPELLED_LENGTH = 24;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Every string one edit away from a word: deleted, swapped, changed or added letters. */
+function oneEditAway(word: string): string[] {
+  const alphabet = [...new Set([...LETTERS, ...word])];
+  const out = new Set<string>();
+  for (let i = 0; i <= word.length; i++) {
+    const [head, tail] = [word.slice(0, i), word.slice(i)];
+    if (tail) out.add(head + tail.slice(1));
+    if (tail.length > 1) out.add(head + tail[1] + tail[0] + tail.slice(2));
+    for (const letter of alphabet) {
+      if (tail) out.add(head + letter + tail.slice(1));
+      out.add(head + letter + tail);
+    }
+  }
+  out.delete(word);
+  return [...out];
+}
 
 const quote = (term: string) => `"${term.replace(/"/g, '""')}"`;
-
-/** Allowed edits by word length, as search engines' "auto" fuzziness does. */
-const maxEdits = (length: number) => (length < 4 ? 0 : length <= 5 ? 1 : 2);
 
 export class QueryPlanner {
   private readonly statements;
@@ -59,9 +71,6 @@ export class QueryPlanner {
       ),
       df: db.prepare<[string, number], { n: number }>(
         `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`,
-      ),
-      range: db.prepare<[string, string, number], { term: string; doc: number }>(
-        'SELECT term, doc FROM chunks_vocab WHERE term >= ? AND term < ? LIMIT ?',
       ),
       total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
     };
@@ -90,31 +99,31 @@ export class QueryPlanner {
 
   private withPrefix(stem: string): Clause | undefined {
     if (stem.length < 4) return undefined; // shorter prefixes reach too many words
-    const rows = this.statements.range.all(stem, `${stem}\u{10ffff}`, PREFIX_SAMPLE);
-    if (rows.length === 0) return undefined;
-    const df = Math.min(
-      DF_CAP,
-      rows.reduce((sum, row) => sum + row.doc, 0),
-    );
-    return { expr: `${quote(stem)} *`, df };
+    const expr = `${quote(stem)} *`;
+    const df = this.statements.df.get(expr, DF_CAP)?.n ?? 0;
+    return df === 0 ? undefined : { expr, df };
   }
 
-  private spellings(stem: string): Clause | undefined {
-    const edits = maxEdits(stem.length);
-    if (edits === 0) return undefined;
-    // Typos are rarest in a word's first letters: only spellings that share two are read.
-    const lead = stem.slice(0, 2);
-    const near = this.statements.range
-      .all(lead, `${lead}\u{10ffff}`, MAX_SPELLING_CANDIDATES)
-      .filter((row) => Math.abs(row.term.length - stem.length) <= edits)
-      .map((row) => ({ ...row, edits: distance(row.term, stem) }))
-      .filter((row) => row.edits <= edits)
-      .sort((a, b) => a.edits - b.edits || b.doc - a.doc)
+  /**
+   * The index terms one edit away from a word it does not hold (a letter dropped, added,
+   * changed or two swapped), each read through the tokenizer so "configurng" finds the stem
+   * of "configuring". Cost grows with the word's length, not with the index.
+   */
+  private spellings(word: string): Clause | undefined {
+    if (word.length < 4 || word.length > MAX_SPELLED_LENGTH) return undefined;
+    const near = this.stems(oneEditAway(word).join(' '))
+      .filter((stem) => stem !== word)
+      .map((stem) => ({ stem, df: this.df(stem) }))
+      .filter((found) => found.df > 0)
+      .sort((a, b) => b.df - a.df)
       .slice(0, MAX_SPELLINGS);
     if (near.length === 0) return undefined;
     return {
-      expr: `(${near.map((row) => quote(row.term)).join(' OR ')})`,
-      df: near.reduce((sum, row) => sum + row.doc, 0),
+      expr: `(${near.map((found) => quote(found.stem)).join(' OR ')})`,
+      df: Math.min(
+        DF_CAP,
+        near.reduce((sum, found) => sum + found.df, 0),
+      ),
     };
   }
 
