@@ -144,8 +144,7 @@ export const MIGRATIONS: readonly string[] = [
     scope, title, heading, text,
     content = '',
     contentless_delete = 1,
-    tokenize = 'porter unicode61 remove_diacritics 2',
-    prefix = '3'
+    tokenize = 'porter unicode61 remove_diacritics 2'
   );
   CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
   `,
