@@ -4,6 +4,7 @@ import {
   ChannelType,
   Events,
   RESTEvents,
+  Status,
   type AnyThreadChannel,
   type Client,
   type Interaction,
@@ -11,6 +12,7 @@ import {
   type RateLimitData,
 } from 'discord.js';
 import type { Logger } from 'pino';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
@@ -33,6 +35,8 @@ export interface DiscordAdapterDeps {
   minUpdateMs?: number;
   /** Longest wait in stop() for answers still streaming. Default 10 s. */
   drainMs?: number;
+  /** Told of every REST call and its outcome (metrics). */
+  observer?: BridgeObserver;
 }
 
 export interface DiscordAdapter extends ChatAdapter {
@@ -56,6 +60,7 @@ export function createDiscordAdapter(
   /** Clients replaced at run time: destroyed in stop(), after the answers they carry. */
   const retired: Client[] = [];
   let started = false;
+  let stopping = false;
 
   const onMessage = createMessageHandler({
     conversation: deps.conversation,
@@ -83,14 +88,17 @@ export function createDiscordAdapter(
   }
 
   function wire(client: Client): void {
-    client.on(Events.MessageCreate, (message: Message) =>
-      track('message', () => onMessage(message)),
-    );
+    // While stopping, new messages are left alone: a replica still running answers them (each
+    // replica's gateway sees every message; the dedup claim decides who answers).
+    client.on(Events.MessageCreate, (message: Message) => {
+      if (!stopping) track('message', () => onMessage(message));
+    });
     client.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
       // A new forum post: its starter message may arrive before or after this; dedup answers once.
       const parentType = thread.parent?.type;
       if (!newlyCreated || thread.ownerId === client.user?.id) return;
       if (parentType !== ChannelType.GuildForum && parentType !== ChannelType.GuildMedia) return;
+      if (stopping) return;
       track('forum post', async () => {
         const starter = await thread.fetchStarterMessage().catch(() => null);
         if (starter) await onMessage(starter);
@@ -99,6 +107,10 @@ export function createDiscordAdapter(
     client.on(Events.InteractionCreate, (interaction: Interaction) =>
       track('interaction', () => onInteraction(interaction)),
     );
+    client.rest.on(RESTEvents.Response, (request, response) => {
+      const outcome = response.status === 429 ? 'rate_limited' : response.ok ? 'ok' : 'error';
+      deps.observer?.platformCall?.('discord', `${request.method} ${request.route}`, outcome);
+    });
     // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
     client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {
       if (info.route === EDIT_ROUTE && !info.global)
@@ -155,7 +167,15 @@ export function createDiscordAdapter(
       }
       started = true;
     },
+    notReady() {
+      if (stopping) return 'stopping';
+      if (!started) return 'not connected yet';
+      if (!discord.isReady()) return 'gateway not connected';
+      const down = discord.ws.shards.filter((shard) => shard.status !== Status.Ready).size;
+      return down > 0 ? `${down} gateway shard(s) reconnecting` : undefined;
+    },
     async stop() {
+      stopping = true;
       // Let answers in progress reach their final state before the connection goes.
       const drained = Promise.allSettled([...inFlight]);
       let timer: NodeJS.Timeout | undefined;

@@ -18,12 +18,14 @@ import {
   noticeFor,
   rateLimitTextOf,
 } from './notices.js';
+import type { AnswerOutcome, BridgeObserver } from './observer.js';
 import { Renderer, type FinalAnswer } from './renderer.js';
 import { resolveSources } from './sources.js';
 import {
   threadKey,
   type Conversation,
   type IncomingMessage,
+  type Notice,
   type ReplyTarget,
   type ThreadRef,
 } from './types.js';
@@ -41,6 +43,65 @@ export interface ConversationDeps {
   maxConcurrentStreams?: number;
   /** How long chatbot settings (show_citations, rate_limit_message) are cached. Default 30 s. */
   chatbotCacheMs?: number;
+  /** Told how answers end and how long they take (metrics). */
+  observer?: BridgeObserver;
+}
+
+/** The engine as `chatbridge start` drives it: the conversation, plus shutdown and gauges. */
+export interface ConversationEngine extends Conversation {
+  /**
+   * Ends every answer still running now, and every later one at once, with a notice that the
+   * bridge is restarting (graceful shutdown after the drain time ran out).
+   */
+  interrupt(): void;
+  /** Messages waiting for their thread's earlier messages, and answers streaming now. */
+  activity(): { waiting: number; streaming: number };
+}
+
+/** What an interrupted answer says: the user's message was not lost on purpose. */
+export const RESTART_NOTICE: Notice = {
+  kind: 'cut_off',
+  text: 'The answer was cut off because the bridge is restarting. Please ask again in a moment.',
+};
+
+function outcomeOf(notice: Notice | undefined): AnswerOutcome {
+  switch (notice?.kind) {
+    case undefined:
+      return 'answered';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'unavailable':
+      return 'service_error';
+    case 'timeout':
+      return 'timed_out';
+    case 'cut_off':
+    case 'incomplete':
+      return 'cut_off';
+    case 'not_configured':
+      return 'not_configured';
+    default:
+      return 'error';
+  }
+}
+
+/** Calls `onFirst` when the target's first message opens (the first words are visible). */
+function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
+  let seen = false;
+  return {
+    get limits() {
+      return target.limits;
+    },
+    showWorking: () => target.showWorking(),
+    stopWorking: () => target.stopWorking(),
+    async openMessage(text) {
+      const message = await target.openMessage(text);
+      if (!seen) {
+        seen = true;
+        onFirst();
+      }
+      return message;
+    },
+  };
 }
 
 interface Session {
@@ -49,9 +110,13 @@ interface Session {
   fresh: boolean;
 }
 
-export function createConversation(deps: ConversationDeps): Conversation {
+export function createConversation(deps: ConversationDeps): ConversationEngine {
   const { client, state } = deps;
   const log = deps.logger ?? silentLogger;
+  const observer = deps.observer ?? {};
+  /** Aborted by interrupt(): every answer's signal follows it. */
+  const shutdown = new AbortController();
+  let waiting = 0;
   const clock: Clock = {
     now: deps.now ?? systemClock.now,
     setTimer: deps.setTimer ?? systemClock.setTimer,
@@ -177,15 +242,23 @@ export function createConversation(deps: ConversationDeps): Conversation {
       const chatbot = await chatbots.get(chatbotUuid).catch(() => undefined);
       rateLimitText = chatbot?.meta.rate_limit_message?.trim() || undefined;
     }
-    const notice = signal.aborted
-      ? { kind: 'cut_off' as const, text: 'The answer was cut off before it was complete.' }
-      : noticeFor(error, stage, rateLimitText ?? DEFAULT_RATE_LIMIT_TEXT);
+    const notice = shutdown.signal.aborted
+      ? RESTART_NOTICE
+      : signal.aborted
+        ? { kind: 'cut_off' as const, text: 'The answer was cut off before it was complete.' }
+        : noticeFor(error, stage, rateLimitText ?? DEFAULT_RATE_LIMIT_TEXT);
     // Without the stored citations the markers cannot be resolved: they are left out.
     return { text: parseCitations({ response: partial, cite_data: {} }).text, sources: [], notice };
   }
 
-  async function answer(m: IncomingMessage, target: ReplyTarget, signal: AbortSignal) {
+  async function answer(
+    m: IncomingMessage,
+    target: ReplyTarget,
+    lockSignal: AbortSignal,
+    receivedAt: number,
+  ) {
     const key = threadKey(m);
+    const signal = AbortSignal.any([lockSignal, shutdown.signal]);
     // Live footnotes: markers numbered in order of first appearance (see service/citations.ts).
     const numberer = createMarkerNumberer();
     const renderer = new Renderer(target, { clock, logger: log, transform: numberer.render });
@@ -194,6 +267,7 @@ export function createConversation(deps: ConversationDeps): Conversation {
     let chatbotUuid: string | undefined;
     let final: FinalAnswer;
     try {
+      signal.throwIfAborted();
       chatbotUuid = await resolveChatbot(m);
       if (!chatbotUuid) {
         final = {
@@ -222,19 +296,41 @@ export function createConversation(deps: ConversationDeps): Conversation {
     }
     await renderer.finish(final);
     await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
+    observer.answerFinished?.(m.platform, outcomeOf(final.notice), clock.now() - receivedAt);
   }
 
   return {
     async handle(message, target) {
+      const receivedAt = clock.now();
+      const watched = watchFirstWords(target, () =>
+        observer.firstWords?.(message.platform, clock.now() - receivedAt),
+      );
+      waiting += 1;
+      let queued = true;
+      const leaveQueue = () => {
+        if (queued) waiting -= 1;
+        queued = false;
+      };
       try {
-        await state.locks.run(threadKey(message), (signal) => answer(message, target, signal));
+        await state.locks.run(threadKey(message), (signal) => {
+          leaveQueue();
+          return answer(message, watched, signal, receivedAt);
+        });
       } catch (error) {
+        leaveQueue();
         // Only the lock itself can fail here (answer() never throws): nothing was shown yet.
         log.error({ err: error, thread: threadKey(message) }, 'could not take the thread lock');
         const renderer = new Renderer(target, { clock, logger: log });
         await renderer.finish({ text: '', sources: [], notice: noticeFor(error, 'before', '') });
         await target.stopWorking().catch(() => {});
+        observer.answerFinished?.(message.platform, 'error', clock.now() - receivedAt);
       }
+    },
+    interrupt() {
+      if (!shutdown.signal.aborted) shutdown.abort(new Error('the bridge is shutting down'));
+    },
+    activity() {
+      return { waiting, streaming: streams.running };
     },
     async hasSession(thread: ThreadRef) {
       // A reset thread keeps its entry: it is still a conversation with the bot.

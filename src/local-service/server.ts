@@ -12,6 +12,12 @@ import type { WarmUpReport } from './knowledge/types.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
 import type { KnowledgePort } from './knowledge-port.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
+import {
+  createServiceMetrics,
+  observeKnowledge,
+  registerServiceOps,
+  type ServiceOps,
+} from './ops.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { isSchemaFailure, schemaFailureToError } from './schema-errors.js';
 import { AJV_OPTIONS } from './routes/schemas.js';
@@ -43,6 +49,8 @@ export interface LocalService {
   close(): Promise<void>;
   /** The Fastify instance (for inject() in tests). */
   app: FastifyInstance;
+  /** Metrics, readiness and the drain of answers in progress (GET /healthz, /readyz, /metrics). */
+  ops: ServiceOps;
 }
 
 function registerJsonParser(app: FastifyInstance): void {
@@ -112,7 +120,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const maxUploadBytes = options.maxUploadBytes ?? DEFAULTS.maxUploadBytes;
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const store = await openKeyvStore(options.storeUrl ?? DEFAULTS.storeUrl);
-  const knowledge =
+  const built =
     options.knowledge ??
     (await knowledgeOrClose(store, () =>
       createDefaultKnowledge(store, {
@@ -124,6 +132,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         logger,
       }),
     ));
+  const metrics = options.metrics ?? createServiceMetrics();
+  const knowledge = observeKnowledge(built, metrics);
   const repo = new Repository(store);
   const ingestor = new Ingestor(repo, knowledge, now, logger);
   const closing = new AbortController();
@@ -154,7 +164,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const allowedMethods = collectRoutes(app);
   await app.register(multipart, { limits: { fileSize: maxUploadBytes, files: 1 } });
   app.decorateRequest('owner', '');
+  const ops = registerServiceOps(app, {
+    metrics,
+    checkStore: () => store.namespace('__probe').get('probe'),
+  });
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return;
     request.owner = keys.authenticate(request.headers.authorization);
   });
   app.setErrorHandler((error, request, reply) => {
@@ -222,6 +237,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     host,
     store: store.displayUrl,
     app,
+    ops,
     setFaults(next) {
       faults = { ...next };
     },

@@ -55,6 +55,8 @@ export interface StateOptions {
 
 export interface State extends StateStore {
   readonly kind: StoreKind;
+  /** Resolves when the store answers a trivial request now (readiness checks). */
+  ping(): Promise<void>;
   /** The store URL with any password masked, for logs. */
   readonly displayUrl: string;
 }
@@ -121,6 +123,10 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     return {
       kind: store.kind,
       displayUrl: store.displayUrl,
+      async ping() {
+        if (redis) await redis.ping();
+        else await space('__probe').get('probe');
+      },
       sessions: new KeyvSessionMap(space('sessions'), now),
       bindings: new KeyvBindingMap(space('bindings')),
       sources,
