@@ -1,7 +1,11 @@
 // Discord rows of `npm run bench`, on the fake Discord (loopback) with the real discord.js
 // client, engine, service client and local service. Pacing is the production default (one edit
 // per second per message, widened by 429s); discord.js keeps its global 50 requests/s.
+import { RESTEvents } from 'discord.js';
 import { percentile, type BenchRow } from './table.js';
+import { openState } from '../src/state/index.js';
+import { DiscordLimits } from '../test/discord/fake/limits.js';
+import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
 import { startEngineRig, type AnswerScript, type EngineRig } from '../test/discord/engine-rig.js';
 import type { FakeMessage } from '../test/discord/fake/payloads.js';
 import { snowflake, user } from '../test/discord/fake/payloads.js';
@@ -187,8 +191,19 @@ function chunkLags(tracked: Tracked): number[] {
   return lags;
 }
 
-/** 100 questions at once in one channel, every 4th edit refused with a 429. */
-async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
+type Limits = 'every 4th edit' | 'discord';
+
+/**
+ * 100 questions at once in one channel: every 4th edit refused with a 429 (today's row), or
+ * the fake enforcing Discord's own limits (50/s global, 5 per 5 s per channel for posts, edits
+ * and typing), with the bot paced by its rate budget (`replicas` label the run).
+ */
+async function burst(
+  rig: EngineRig,
+  threads: number,
+  limits: Limits = 'every 4th edit',
+  replicas = '',
+): Promise<BenchRow[]> {
   const byQuery = new Map<string, Tracked>();
   const byAsked = new Map<string, Tracked>();
   const closed = new Map<string, number>();
@@ -225,13 +240,20 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
   rig.fake.on('edit', follow);
   let patches = 0;
   let refused = 0;
-  rig.fake.rateLimiter = (request) => {
-    if (request.method !== 'PATCH') return undefined;
-    patches += 1;
-    if (patches % 4 !== 0) return undefined;
-    refused += 1;
-    return 250;
-  };
+  if (limits === 'discord') {
+    rig.fake.limits = new DiscordLimits();
+    rig.fake.on('request', (request: { method: string }) => {
+      if (request.method === 'PATCH') patches += 1;
+    });
+  } else {
+    rig.fake.rateLimiter = (request) => {
+      if (request.method !== 'PATCH') return undefined;
+      patches += 1;
+      if (patches % 4 !== 0) return undefined;
+      refused += 1;
+      return 250;
+    };
+  }
   const started = performance.now();
   const done: Promise<{ lag: number; ok: boolean }>[] = [];
   const askedIds: string[] = [];
@@ -267,6 +289,8 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
     rig.fake.off('edit', follow);
     rig.fake.rateLimiter = undefined;
   }
+  const fakeLimits = rig.fake.limits;
+  rig.fake.limits = undefined;
   const wall = performance.now() - started;
   const lost = results.filter((r) => !r.ok).length;
   const inThreads = askedIds.filter((id) => rig.fake.channels.has(id)).length;
@@ -278,6 +302,32 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
   const chunkCount = [...byQuery.values()].reduce((sum, t) => sum + t.ends.length, 0);
   const p95Chunk = percentile(lags, 95);
   const p50Chunk = percentile(lags, 50);
+  if (limits === 'discord') {
+    const tooMany = (fakeLimits?.globalRefusals ?? 0) + (fakeLimits?.routeRefusals ?? 0);
+    const where = `${threads} concurrent threads, one channel, Discord's limits enforced${replicas}`;
+    return [
+      {
+        area: AREA,
+        metric: `${where}: 429s (global/route), answers with lost text`,
+        value: `${tooMany} (${fakeLimits?.globalRefusals ?? 0}/${fakeLimits?.routeRefusals ?? 0}), ${lost} lost; ${inThreads} in threads, ${patches} edits`,
+        target: '0 429s, 0 lost',
+        ok: tooMany === 0 && lost === 0,
+      },
+      {
+        area: AREA,
+        metric: `${where}: lag chunk → shown, p95 (p50 ${ms(p50Chunk)}, ${lags.length}/${chunkCount} chunks)`,
+        value: ms(p95Chunk),
+        target: '<= 2000 ms',
+        ok: p95Chunk <= 2000,
+      },
+      {
+        area: AREA,
+        metric: `${where}: final text after stream close, p95 (all done in ${(wall / 1000).toFixed(1)} s)`,
+        value: ms(p95),
+        target: '',
+      },
+    ];
+  }
   return [
     {
       area: AREA,
@@ -325,8 +375,52 @@ export async function run(): Promise<BenchRow[]> {
     await stage('first words / final text', () => latencies(rig, 20));
     await stage('edits per answer', async () => [await editsPerAnswer(rig)]);
     await stage('100 concurrent threads', () => burst(rig, 100));
-    return rows;
   } finally {
     await rig.close();
+  }
+  await stage("100 threads, Discord's limits, one process", async () => {
+    const one = await startEngineRig({ minUpdateMs: 1000, sharedBudget: true });
+    try {
+      return await burst(one, 100, 'discord', ', one process');
+    } finally {
+      await one.close();
+    }
+  });
+  await stage("100 threads, Discord's limits, two replicas on one Redis", () => twoReplicas());
+  return rows;
+}
+
+/** The same 100 questions seen by two bot processes sharing one Redis (state and budget). */
+async function twoReplicas(): Promise<BenchRow[]> {
+  if (!hasRedisServer) {
+    const metric = "100 concurrent threads, Discord's limits, two replicas";
+    return [{ area: AREA, metric, value: 'skipped: no redis-server', target: '' }];
+  }
+  const redis = await startRedisServer();
+  const open = () => openState(redis.url, { keyPrefix: 'bench-discord' });
+  const first = await startEngineRig({
+    minUpdateMs: 1000,
+    sharedBudget: true,
+    state: await open(),
+  });
+  const second = await startEngineRig({
+    replicaOf: first,
+    minUpdateMs: 1000,
+    sharedBudget: true,
+    state: await open(),
+  });
+  try {
+    // Both replicas see every message; the dedup claim decides which one answers it.
+    const calls = [0, 0];
+    [first, second].forEach((rig, i) =>
+      rig.adapter.discord.rest.on(RESTEvents.Response, () => (calls[i] = (calls[i] ?? 0) + 1)),
+    );
+    const rows = await burst(first, 100, 'discord', ', two replicas on one Redis');
+    rows[0]!.value += `; REST calls by replica ${calls.join('/')}`;
+    return rows;
+  } finally {
+    await second.close();
+    await first.close();
+    await redis.stop();
   }
 }

@@ -46,7 +46,11 @@ const slack: Platform<SlackAdapterConfig> = {
   configFromEnv: slackConfigFromEnv,
   servesHttp: (config) => !config.appToken,
   create: (config, deps) =>
-    createSlackAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'slack' }) }),
+    createSlackAdapter(config, {
+      ...deps,
+      rateBudget: deps.state.rateBudget,
+      logger: deps.logger.child({ platform: 'slack' }),
+    }),
 };
 
 const discord: Platform<DiscordAdapterConfig> = {
@@ -54,7 +58,11 @@ const discord: Platform<DiscordAdapterConfig> = {
   configFromEnv: discordConfigFromEnv,
   servesHttp: () => false,
   create: (config, deps) =>
-    createDiscordAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'discord' }) }),
+    createDiscordAdapter(config, {
+      ...deps,
+      rateBudget: deps.state.rateBudget,
+      logger: deps.logger.child({ platform: 'discord' }),
+    }),
 };
 
 const platforms = [slack, discord] as Platform<unknown>[];

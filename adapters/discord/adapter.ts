@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import type { StateStore } from '../../src/state/types.js';
+import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { createDiscordClient, DISALLOWED_INTENTS_CLOSE } from './client.js';
 import type { DiscordAdapterConfig } from './config.js';
 import { DisallowedIntentsError, loginUntilReady } from './connect.js';
@@ -37,6 +37,12 @@ export interface DiscordAdapterDeps {
   drainMs?: number;
   /** Told of every REST call and its outcome (metrics). */
   observer?: BridgeObserver;
+  /**
+   * Paces REST calls (50 a second per bot, 5 per 5 s per channel for posts, edits and typing)
+   * before they go out; the state store's in `chatbridge start`, shared by replicas on Redis.
+   * Without it, discord.js paces this process alone.
+   */
+  rateBudget?: RateBudget;
 }
 
 export interface DiscordAdapter extends ChatAdapter {
@@ -56,7 +62,11 @@ export function createDiscordAdapter(
   const pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
   const inFlight = new Set<Promise<void>>();
   let withContent = config.messageContent !== 'off';
-  let discord = createDiscordClient(config, { messageContent: withContent });
+  const clientOptions = (messageContent: boolean) => ({
+    messageContent,
+    ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
+  });
+  let discord = createDiscordClient(config, clientOptions(withContent));
   /** Clients replaced at run time: destroyed in stop(), after the answers they carry. */
   const retired: Client[] = [];
   let started = false;
@@ -140,7 +150,7 @@ export function createDiscordAdapter(
     if (config.messageContent !== 'auto' || !withContent) throw new DisallowedIntentsError();
     warnNoContent();
     withContent = false;
-    discord = createDiscordClient(config, { messageContent: false });
+    discord = createDiscordClient(config, clientOptions(false));
     wire(discord);
     if ((await loginUntilReady(discord, config.token)) !== 'ready')
       throw new DisallowedIntentsError();

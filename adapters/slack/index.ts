@@ -6,7 +6,7 @@ import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import type { StateStore } from '../../src/state/types.js';
+import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { boltLogger } from './bolt-logger.js';
 import { SlackChannels } from './channels.js';
@@ -37,6 +37,11 @@ export interface SlackAdapterDeps {
   methodLimits?: Readonly<Record<string, number>>;
   /** The window methodLimits count over (default a minute; benchmarks compress time). */
   methodWindowMs?: number;
+  /**
+   * Where the per-method budgets live: the state store's (shared by replicas on Redis) in
+   * `chatbridge start`; this process's own, on `now`, when absent.
+   */
+  rateBudget?: RateBudget;
   /** How long stop() waits for answers in progress (default 10 s). */
   drainMs?: number;
   /** Told of every Web API call and its outcome (metrics). */
@@ -97,6 +102,7 @@ export function createSlackAdapter(
     now,
     ...(deps.methodLimits ? { limits: deps.methodLimits } : {}),
     ...(deps.methodWindowMs ? { windowMs: deps.methodWindowMs } : {}),
+    ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
   });
   const api = createSlackApi(app.client, pacer, deps.observer);
   const users = new SlackUsers(api, now);

@@ -57,9 +57,8 @@ export function createSlackApi(
     pace: Pace = 'wait',
   ): Promise<WebAPICallResult> => {
     if (pace === 'try') {
-      if (!pacer.tryTake(workspace, method)) {
-        throw new SurfaceRateLimitError(Math.max(1, pacer.delay(workspace, method)));
-      }
+      const wait = await pacer.tryTake(workspace, method);
+      if (wait > 0) throw new SurfaceRateLimitError(wait);
     } else {
       await pacer.take(workspace, method);
     }
@@ -72,7 +71,7 @@ export function createSlackApi(
       observe(method, coded.code === 'slack_webapi_rate_limited_error' ? 'rate_limited' : 'error');
       if (coded.code === 'slack_webapi_rate_limited_error') {
         const retryAfterMs = Math.max(1, (coded.retryAfter ?? 1) * 1000);
-        pacer.block(workspace, method, retryAfterMs);
+        await pacer.block(workspace, method, retryAfterMs).catch(() => undefined);
         throw new SurfaceRateLimitError(retryAfterMs, `${method}: rate limited by Slack`);
       }
       if (coded.code === 'slack_webapi_platform_error') {

@@ -12,6 +12,7 @@ import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
 import { KeyvBindingMap, KeyvReplyLinkMap, KeyvSessionMap } from './maps.js';
+import { LocalRateBudget, RedisRateBudget } from './rate-budget.js';
 import { RedisThreadLocks } from './redis-locks.js';
 import { KeyvSourceIndex, KeyvSourceRegistry, RedisSourceIndex } from './sources.js';
 import type { StateStore } from './types.js';
@@ -19,6 +20,7 @@ import type { StateStore } from './types.js';
 export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
+export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
@@ -133,6 +135,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       dedup,
       locks,
       replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
+      rateBudget: redis ? new RedisRateBudget(redis, prefix) : new LocalRateBudget(now),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

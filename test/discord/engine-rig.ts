@@ -9,7 +9,7 @@ import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openKeyvStore } from '../../src/state/keyv.js';
-import { openState } from '../../src/state/index.js';
+import { openState, type State } from '../../src/state/index.js';
 import { startRig, type Rig } from './helpers.js';
 
 export interface AnswerScript {
@@ -41,8 +41,15 @@ export async function startEngineRig(
     maxUploadBytes?: number;
     rateLimit?: [number, number];
     admins?: string[];
+    /** Another replica of the bot: shares this fake Discord and this service. */
+    replicaOf?: EngineRig;
+    /** The state store (default memory://); replicas pass stores on one Redis. */
+    state?: State;
+    /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
+    sharedBudget?: boolean;
   } = {},
 ): Promise<EngineRig> {
+  if (options.replicaOf) return startReplica(options.replicaOf, options);
   const answers: AnswerScript[] = [];
   const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
   const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
@@ -73,7 +80,7 @@ export async function startEngineRig(
     pacer: (index) => holder.pacer(index),
   });
   const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
-  const state = await openState('memory://');
+  const state = options.state ?? (await openState('memory://'));
   const conversation = createConversation({ client, state });
   const rig = await startRig(conversation, {
     client,
@@ -81,6 +88,7 @@ export async function startEngineRig(
     minUpdateMs: options.minUpdateMs,
     maxUploadBytes: options.maxUploadBytes,
     admins: options.admins,
+    ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({
@@ -112,6 +120,33 @@ export async function startEngineRig(
       await rig.close();
       await client.close();
       await service.close();
+    },
+  };
+}
+
+/** A second bot process: its own engine, client and Discord connection; the same fake and service. */
+async function startReplica(
+  first: EngineRig,
+  options: { minUpdateMs?: number; state?: State; sharedBudget?: boolean },
+): Promise<EngineRig> {
+  const client = createServiceClient({ baseUrl: first.service.url, apiKey: API_KEY });
+  const state = options.state ?? (await openState('memory://'));
+  const conversation = createConversation({ client, state });
+  const rig = await startRig(conversation, {
+    client,
+    state,
+    fake: first.fake,
+    minUpdateMs: options.minUpdateMs,
+    ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
+  });
+  return {
+    ...first,
+    ...rig,
+    client,
+    async close() {
+      await rig.adapter.stop();
+      await state.close();
+      await client.close();
     },
   };
 }
