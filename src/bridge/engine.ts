@@ -259,6 +259,11 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
   ) {
     const key = threadKey(m);
     const signal = AbortSignal.any([lockSignal, shutdown.signal]);
+    // First words are the answer's own text showing, not a notice alone laid down at the end.
+    let noticeOnly = false;
+    target = watchFirstWords(target, () => {
+      if (!noticeOnly) observer.firstWords?.(m.platform, clock.now() - receivedAt);
+    });
     // Live footnotes: markers numbered in order of first appearance (see service/citations.ts).
     const numberer = createMarkerNumberer();
     const renderer = new Renderer(target, { clock, logger: log, transform: numberer.render });
@@ -294,6 +299,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
       log.warn({ err: error, thread: key }, 'answer failed');
       final = await failedAnswer(error, streamed, chatbotUuid, signal);
     }
+    noticeOnly = final.text.trim() === '';
     await renderer.finish(final);
     await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
     observer.answerFinished?.(m.platform, outcomeOf(final.notice), clock.now() - receivedAt);
@@ -302,9 +308,6 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
   return {
     async handle(message, target) {
       const receivedAt = clock.now();
-      const watched = watchFirstWords(target, () =>
-        observer.firstWords?.(message.platform, clock.now() - receivedAt),
-      );
       waiting += 1;
       let queued = true;
       const leaveQueue = () => {
@@ -314,7 +317,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
       try {
         await state.locks.run(threadKey(message), (signal) => {
           leaveQueue();
-          return answer(message, watched, signal, receivedAt);
+          return answer(message, target, signal, receivedAt);
         });
       } catch (error) {
         leaveQueue();

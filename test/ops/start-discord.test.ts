@@ -2,41 +2,14 @@
 // PORT, and SIGTERM (here: the abort signal) turning readiness false first, then ending an
 // answer still streaming with a notice within the drain time.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../src/local-service/index.js';
-import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
-import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { createServiceClient } from '../../src/service/index.js';
-import { openKeyvStore } from '../../src/state/keyv.js';
 import { start } from '../../src/start.js';
 import { FakeDiscord, TOKEN } from '../discord/fake/discord.js';
 import { user } from '../discord/fake/payloads.js';
 import type { FakeMessage } from '../discord/fake/payloads.js';
+import { API_KEY, scriptedService } from './scripted-service.js';
 
-const API_KEY = 'ops-test-key';
 const alice = user('100000000000000001', 'alice');
-
-/** A local service whose answers are scripted: "slow" questions hold after their first piece. */
-async function scriptedService(hold: Promise<void>): Promise<LocalService> {
-  const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
-    refusePrivateUrls: false,
-    maxFetchBytes: 1024,
-    fetchTimeoutMs: 1000,
-  });
-  const knowledge: KnowledgePort = {
-    ...base,
-    answer(request) {
-      const slow = request.query.includes('slow');
-      return {
-        pieces: (async function* () {
-          yield slow ? 'Working on it' : 'Refunds take five days.';
-          if (slow) await hold;
-        })(),
-        citations: () => ({}),
-      };
-    },
-  };
-  return startLocalService({ apiKeys: [API_KEY], knowledge });
-}
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,21 +1,28 @@
 // `chatbridge start` with Slack in HTTP mode: /healthz, /readyz and /metrics are served on the
-// same PORT as /slack/events (one port to expose), and Slack requests are still verified.
+// same PORT as /slack/events (one port to expose), Slack requests are still verified, and a stop
+// turns readiness false, then ends an answer still streaming with the restart notice.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalService } from '../../src/local-service/index.js';
+import { createServiceClient } from '../../src/service/index.js';
 import { start } from '../../src/start.js';
-import { BOT_TOKEN, FakeSlack } from '../slack/fake-slack.js';
-import { SIGNING_SECRET } from '../slack/harness.js';
+import { BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
+import { mention, sign, SIGNING_SECRET } from '../slack/harness.js';
+import { API_KEY, scriptedService } from './scripted-service.js';
 
-const API_KEY = 'ops-slack-key';
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 describe('chatbridge start (Slack HTTP mode): ops endpoints on the Slack port', () => {
-  it('answers /healthz, /readyz and /metrics beside /slack/events', async () => {
-    const service = await startLocalService({ apiKeys: [API_KEY] });
+  it('answers /healthz, /readyz, /metrics beside /slack/events, and stops gracefully', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(async () => release());
+    const service = await scriptedService(hold);
     cleanups.push(() => service.close());
+    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+    const chatbot = await client.createChatbot({ name: 'Ops', rate_limit: [100, 1] });
+    await client.close();
     const fake = await new FakeSlack().start();
     cleanups.push(() => fake.close());
     const stop = new AbortController();
@@ -27,7 +34,9 @@ describe('chatbridge start (Slack HTTP mode): ops endpoints on the Slack port', 
           SLACK_API_URL: fake.apiUrl,
           CHATBRIDGE_SERVICE_URL: service.url,
           CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_CHATBOT: chatbot.uuid,
           CHATBRIDGE_STORE: 'memory://',
+          CHATBRIDGE_DRAIN_MS: '100',
           PORT: '0',
           LOG_LEVEL: 'silent',
         },
@@ -60,5 +69,38 @@ describe('chatbridge start (Slack HTTP mode): ops endpoints on the Slack port', 
       body: '{}',
     });
     expect(unsigned.status).toBe(401);
+
+    // A slow answer is streaming when the stop comes.
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: TEAM,
+      api_app_id: 'A1',
+      event_id: 'EvSlow',
+      event_time: Math.floor(Date.now() / 1000),
+      event: mention('slow one'),
+    });
+    const posted = await fetch(`${base}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(body) },
+      body,
+    });
+    expect(posted.status).toBe(200);
+    const opened = await fake.waitForCall(
+      (call) =>
+        ['chat.startStream', 'chat.postMessage'].includes(call.method) && call.reply?.ok === true,
+    );
+    stop.abort();
+    const stopping = await fetch(`${base}/readyz`);
+    expect(stopping.status).toBe(503);
+    const ts = String((opened.reply as { ts?: string }).ts);
+    // The final call keeps the words shown and adds the notice (a context block).
+    const final = await fake.waitForCall(
+      (call) =>
+        ['chat.stopStream', 'chat.update'].includes(call.method) &&
+        call.args.ts === ts &&
+        JSON.stringify(call.args).includes('the bridge is restarting'),
+    );
+    expect(final.status).toBe(200);
+    expect(fake.workspace.visibleText(ts)).toContain('Working on it');
   });
 });
