@@ -33,7 +33,7 @@ export interface EngineRig extends Rig {
   answerFor?: (query: string) => AnswerScript | undefined;
 }
 
-const API_KEY = 'discord-test-key';
+export const API_KEY = 'discord-test-key';
 
 export async function startEngineRig(
   options: {
@@ -41,15 +41,12 @@ export async function startEngineRig(
     maxUploadBytes?: number;
     rateLimit?: [number, number];
     admins?: string[];
-    /** Another replica of the bot: shares this fake Discord and this service. */
-    replicaOf?: EngineRig;
     /** The state store (default memory://); replicas pass stores on one Redis. */
     state?: State;
     /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
     sharedBudget?: boolean;
   } = {},
 ): Promise<EngineRig> {
-  if (options.replicaOf) return startReplica(options.replicaOf, options);
   const answers: AnswerScript[] = [];
   const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
   const base = await createDefaultKnowledge(await openKeyvStore('memory://'), {
@@ -120,33 +117,6 @@ export async function startEngineRig(
       await rig.close();
       await client.close();
       await service.close();
-    },
-  };
-}
-
-/** A second bot process: its own engine, client and Discord connection; the same fake and service. */
-async function startReplica(
-  first: EngineRig,
-  options: { minUpdateMs?: number; state?: State; sharedBudget?: boolean },
-): Promise<EngineRig> {
-  const client = createServiceClient({ baseUrl: first.service.url, apiKey: API_KEY });
-  const state = options.state ?? (await openState('memory://'));
-  const conversation = createConversation({ client, state });
-  const rig = await startRig(conversation, {
-    client,
-    state,
-    fake: first.fake,
-    minUpdateMs: options.minUpdateMs,
-    ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
-  });
-  return {
-    ...first,
-    ...rig,
-    client,
-    async close() {
-      await rig.adapter.stop();
-      await state.close();
-      await client.close();
     },
   };
 }
