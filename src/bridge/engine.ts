@@ -18,7 +18,7 @@ import {
   noticeFor,
   rateLimitTextOf,
 } from './notices.js';
-import type { AnswerOutcome, BridgeObserver } from './observer.js';
+import { outcomeOf, watchFirstWords, type BridgeObserver } from './observer.js';
 import { Renderer, type FinalAnswer } from './renderer.js';
 import { resolveSources } from './sources.js';
 import {
@@ -63,46 +63,6 @@ export const RESTART_NOTICE: Notice = {
   kind: 'cut_off',
   text: 'The answer was cut off because the bridge is restarting. Please ask again in a moment.',
 };
-
-function outcomeOf(notice: Notice | undefined): AnswerOutcome {
-  switch (notice?.kind) {
-    case undefined:
-      return 'answered';
-    case 'rate_limited':
-      return 'rate_limited';
-    case 'unavailable':
-      return 'service_error';
-    case 'timeout':
-      return 'timed_out';
-    case 'cut_off':
-    case 'incomplete':
-      return 'cut_off';
-    case 'not_configured':
-      return 'not_configured';
-    default:
-      return 'error';
-  }
-}
-
-/** Calls `onFirst` when the target's first message opens (the first words are visible). */
-function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
-  let seen = false;
-  return {
-    get limits() {
-      return target.limits;
-    },
-    showWorking: () => target.showWorking(),
-    stopWorking: () => target.stopWorking(),
-    async openMessage(text) {
-      const message = await target.openMessage(text);
-      if (!seen) {
-        seen = true;
-        onFirst();
-      }
-      return message;
-    },
-  };
-}
 
 interface Session {
   ref: SessionRef;
