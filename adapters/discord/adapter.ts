@@ -119,7 +119,9 @@ export function createDiscordAdapter(
     );
     client.rest.on(RESTEvents.Response, (request, response) => {
       const outcome = response.status === 429 ? 'rate_limited' : response.ok ? 'ok' : 'error';
-      deps.observer?.platformCall?.('discord', `${request.method} ${request.route}`, outcome);
+      // discord.js's bucket route has its ids as :id already; any other number goes too.
+      const route = request.route.replace(/\d{5,}/g, ':id');
+      deps.observer?.platformCall?.('discord', `${request.method} ${route}`, outcome);
     });
     // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
     client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {

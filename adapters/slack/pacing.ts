@@ -22,6 +22,11 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
   'assistant.threads.setStatus': 100,
 };
 
+/** Calls per second Slack allows per channel, besides the workspace's tier ("short bursts" allowed). */
+export const CHANNEL_LIMITS: Readonly<Record<string, number>> = {
+  'chat.postMessage': 1,
+};
+
 export interface PacerOptions {
   /** Calls per minute by method; methods not listed are not paced. */
   limits?: Readonly<Record<string, number>>;
@@ -56,18 +61,41 @@ export class Pacer {
     return { capacity, refillPerMs };
   }
 
+  /** A channel's own bucket for the method: two at once, then its per-second rate (5% under). */
+  private channelShape(method: string): BucketShape | undefined {
+    const perSecond = CHANNEL_LIMITS[method];
+    if (perSecond === undefined) return undefined;
+    // Benchmarks compress the window; a channel's second shrinks with it.
+    return { capacity: 2, refillPerMs: (perSecond * 0.95 * 60) / this.windowMs };
+  }
+
   private key(workspace: string, method: string): string {
     return `slack:${workspace}:${method}`;
   }
 
   /** Takes a token if one is available now (0); otherwise the ms until one is. */
-  async tryTake(workspace: string, method: string): Promise<number> {
+  async tryTake(workspace: string, method: string, channel?: string): Promise<number> {
+    const perChannel = channel === undefined ? undefined : this.channelShape(method);
+    if (perChannel) {
+      const wait = await this.budget.take(`${this.key(workspace, method)}:${channel}`, perChannel);
+      if (wait > 0) return wait;
+    }
     const shape = this.shape(method);
     return shape ? this.budget.take(this.key(workspace, method), shape) : 0;
   }
 
-  /** Waits for a token, then takes it. */
-  async take(workspace: string, method: string, signal?: AbortSignal): Promise<void> {
+  /** Waits for a token (the channel's first, where the method has one), then takes it. */
+  async take(
+    workspace: string,
+    method: string,
+    signal?: AbortSignal,
+    channel?: string,
+  ): Promise<void> {
+    const perChannel = channel === undefined ? undefined : this.channelShape(method);
+    if (perChannel) {
+      const key = `${this.key(workspace, method)}:${channel}`;
+      await takeWhenFree(this.budget, key, perChannel, signal);
+    }
     const shape = this.shape(method);
     if (shape) await takeWhenFree(this.budget, this.key(workspace, method), shape, signal);
   }

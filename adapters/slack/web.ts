@@ -56,11 +56,12 @@ export function createSlackApi(
     args: CallArgs,
     pace: Pace = 'wait',
   ): Promise<WebAPICallResult> => {
+    const channel = typeof args.channel === 'string' ? args.channel : undefined;
     if (pace === 'try') {
-      const wait = await pacer.tryTake(workspace, method);
+      const wait = await pacer.tryTake(workspace, method, channel);
       if (wait > 0) throw new SurfaceRateLimitError(wait);
     } else {
-      await pacer.take(workspace, method);
+      await pacer.take(workspace, method, undefined, channel);
     }
     try {
       const result = await client.apiCall(method, args);
