@@ -1,10 +1,11 @@
-// `chatbridge start` with Slack in HTTP mode: /healthz, /readyz and /metrics are served on the
+// `chatbridge start` with Slack. HTTP mode: /healthz, /readyz and /metrics are served on the
 // same PORT as /slack/events (one port to expose), Slack requests are still verified, and a stop
-// turns readiness false, then ends an answer still streaming with the restart notice.
+// turns readiness false, then ends an answer still streaming with the restart notice. Socket Mode:
+// the same paths on PORT, served by a small server of their own, ready once the socket is up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/service/index.js';
 import { start } from '../../src/start.js';
-import { BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
+import { APP_TOKEN, BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
 import { mention, sign, SIGNING_SECRET } from '../slack/harness.js';
 import { API_KEY, scriptedService } from './scripted-service.js';
 
@@ -13,7 +14,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('chatbridge start (Slack HTTP mode): ops endpoints on the Slack port', () => {
+describe('chatbridge start with Slack: health, readiness, metrics, graceful stop', () => {
   it('answers /healthz, /readyz, /metrics beside /slack/events, and stops gracefully', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
@@ -102,5 +103,51 @@ describe('chatbridge start (Slack HTTP mode): ops endpoints on the Slack port', 
     );
     expect(final.status).toBe(200);
     expect(fake.workspace.visibleText(ts)).toContain('Working on it');
+  });
+
+  it('in Socket Mode serves the three paths on a port of its own, ready once connected', async () => {
+    const service = await scriptedService(Promise.resolve());
+    cleanups.push(() => service.close());
+    const fake = await new FakeSlack().start();
+    cleanups.push(() => fake.close());
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve, reject) => {
+      const running = start({
+        env: {
+          SLACK_BOT_TOKEN: BOT_TOKEN,
+          SLACK_APP_TOKEN: APP_TOKEN,
+          SLACK_API_URL: fake.apiUrl,
+          CHATBRIDGE_SERVICE_URL: service.url,
+          CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_STORE: 'memory://',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: resolve,
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await fake.connected();
+    let ready = await fetch(`${base}/readyz`);
+    for (let i = 0; ready.status !== 200 && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await fetch(`${base}/readyz`);
+    }
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', service: 'ok', 'platform:slack': 'ok' },
+    });
+    expect((await fetch(`${base}/metrics`)).status).toBe(200);
+    // Only the ops paths live here: Slack's events come over the socket.
+    expect((await fetch(`${base}/slack/events`, { method: 'POST' })).status).toBe(404);
   });
 });
