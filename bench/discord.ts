@@ -1,68 +1,37 @@
 // Discord rows of `npm run bench`, on the fake Discord (loopback) with the real discord.js
 // client, engine, service client and local service. Pacing is the production default (one edit
-// per second per message, widened by 429s); discord.js keeps its global 50 requests/s.
-import { percentile, type BenchRow } from './table.js';
-import { startEngineRig, type AnswerScript, type EngineRig } from '../test/discord/engine-rig.js';
+// per second per message, widened by 429s). Today's burst row refuses every 4th edit; the rows
+// beside it have the fake enforce Discord's own limits, with the bot paced by its rate budget,
+// in one process and in two processes sharing one Redis.
+import { RESTEvents } from 'discord.js';
+import { openState } from '../src/state/index.js';
+import { TOKEN } from '../test/discord/fake/discord.js';
+import { DiscordLimits } from '../test/discord/fake/limits.js';
 import type { FakeMessage } from '../test/discord/fake/payloads.js';
 import { snowflake, user } from '../test/discord/fake/payloads.js';
+import {
+  API_KEY,
+  startEngineRig,
+  type AnswerScript,
+  type EngineRig,
+} from '../test/discord/engine-rig.js';
+import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
+import {
+  answerMessages,
+  chunkLags,
+  chunks,
+  ms,
+  paragraphs,
+  seen,
+  sharedPrefix,
+  sleep,
+  within,
+  type Tracked,
+} from './discord-measure.js';
+import { startReplicaProcess } from './discord-process.js';
+import { percentile, type BenchRow } from './table.js';
 
 const AREA = 'discord';
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A wait that gives up (a failed row, not a hung bench) when the answer never comes. */
-function within<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${limitMs} ms`)), limitMs);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-
-/**
- * Resolves with the time the fake saw a bot message for this question (in its thread, or a
- * reply to it when no thread could be made) satisfying the predicate.
- */
-function seen(
-  rig: EngineRig,
-  askedId: string,
-  predicate: (content: string) => boolean,
-): Promise<number> {
-  const matches = (m: FakeMessage) =>
-    (m.channel_id === askedId || m.message_reference?.message_id === askedId) &&
-    predicate(m.content);
-  return new Promise((resolve) => {
-    const listener = (m: FakeMessage) => {
-      if (!matches(m)) return;
-      rig.fake.off('message', listener);
-      rig.fake.off('edit', listener);
-      resolve(performance.now());
-    };
-    rig.fake.on('message', listener);
-    rig.fake.on('edit', listener);
-  });
-}
-
-function answerMessages(rig: EngineRig, askedId: string): FakeMessage[] {
-  return rig.fake
-    .botMessages()
-    .filter((m) => m.channel_id === askedId || m.message_reference?.message_id === askedId);
-}
-
-function paragraphs(prefix: string, length: number): string {
-  const words: string[] = [];
-  let size = 0;
-  for (let i = 1; size < length; i++) {
-    const word = i % 40 === 0 ? `${prefix}${i}.\n\n` : `${prefix}${i} `;
-    words.push(word);
-    size += word.length;
-  }
-  return words.join('').trim();
-}
-
-function chunks(text: string, size: number): string[] {
-  return text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
-}
 
 /** First words after the first chunk, and the final text after the stream closed. */
 async function latencies(rig: EngineRig, rounds: number): Promise<BenchRow[]> {
@@ -155,40 +124,19 @@ async function editsPerAnswer(rig: EngineRig): Promise<BenchRow> {
   };
 }
 
-/** The longest common prefix of two texts. */
-function sharedPrefix(a: string, b: string): number {
-  const max = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
-}
+type Limits = 'every 4th edit' | 'discord';
 
 /**
- * One streamed answer as the bench follows it: when each chunk was handed to the service, and
- * when Discord (the fake) first showed text reaching the end of it.
+ * 100 questions at once in one channel: every 4th edit refused with a 429 (today's row), or
+ * the fake enforcing Discord's own limits (50/s global, 5 per 5 s per channel for posts, edits
+ * and typing), with the bot paced by its rate budget (`replicas` label the run).
  */
-interface Tracked {
-  text: string;
-  /** End offset of each chunk in the text, and when it was handed over. */
-  ends: number[];
-  handedAt: number[];
-  /** (time, visible length) each time more of the answer became visible. */
-  shown: [at: number, length: number][];
-}
-
-/** Per-chunk lag: from a chunk being handed over to its last character being visible. */
-function chunkLags(tracked: Tracked): number[] {
-  const lags: number[] = [];
-  for (const [i, end] of tracked.ends.entries()) {
-    const handed = tracked.handedAt[i];
-    const visible = tracked.shown.find(([, length]) => length >= end);
-    if (handed !== undefined && visible) lags.push(Math.max(0, visible[0] - handed));
-  }
-  return lags;
-}
-
-/** 100 questions at once in one channel, every 4th edit refused with a 429. */
-async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
+async function burst(
+  rig: EngineRig,
+  threads: number,
+  limits: Limits = 'every 4th edit',
+  replicas = '',
+): Promise<BenchRow[]> {
   const byQuery = new Map<string, Tracked>();
   const byAsked = new Map<string, Tracked>();
   const closed = new Map<string, number>();
@@ -225,13 +173,20 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
   rig.fake.on('edit', follow);
   let patches = 0;
   let refused = 0;
-  rig.fake.rateLimiter = (request) => {
-    if (request.method !== 'PATCH') return undefined;
-    patches += 1;
-    if (patches % 4 !== 0) return undefined;
-    refused += 1;
-    return 250;
-  };
+  if (limits === 'discord') {
+    rig.fake.limits = new DiscordLimits();
+    rig.fake.on('request', (request: { method: string }) => {
+      if (request.method === 'PATCH') patches += 1;
+    });
+  } else {
+    rig.fake.rateLimiter = (request) => {
+      if (request.method !== 'PATCH') return undefined;
+      patches += 1;
+      if (patches % 4 !== 0) return undefined;
+      refused += 1;
+      return 250;
+    };
+  }
   const started = performance.now();
   const done: Promise<{ lag: number; ok: boolean }>[] = [];
   const askedIds: string[] = [];
@@ -267,6 +222,8 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
     rig.fake.off('edit', follow);
     rig.fake.rateLimiter = undefined;
   }
+  const fakeLimits = rig.fake.limits;
+  rig.fake.limits = undefined;
   const wall = performance.now() - started;
   const lost = results.filter((r) => !r.ok).length;
   const inThreads = askedIds.filter((id) => rig.fake.channels.has(id)).length;
@@ -278,6 +235,32 @@ async function burst(rig: EngineRig, threads: number): Promise<BenchRow[]> {
   const chunkCount = [...byQuery.values()].reduce((sum, t) => sum + t.ends.length, 0);
   const p95Chunk = percentile(lags, 95);
   const p50Chunk = percentile(lags, 50);
+  if (limits === 'discord') {
+    const tooMany = (fakeLimits?.globalRefusals ?? 0) + (fakeLimits?.routeRefusals ?? 0);
+    const where = `${threads} concurrent threads, one channel, Discord's limits enforced${replicas}`;
+    return [
+      {
+        area: AREA,
+        metric: `${where}: 429s (global/route), answers with lost text`,
+        value: `${tooMany} (${fakeLimits?.globalRefusals ?? 0}/${fakeLimits?.routeRefusals ?? 0}), ${lost} lost; ${inThreads} in threads, ${patches} edits`,
+        target: '0 429s, 0 lost',
+        ok: tooMany === 0 && lost === 0,
+      },
+      {
+        area: AREA,
+        metric: `${where}: lag chunk → shown, p95 (p50 ${ms(p50Chunk)}, ${lags.length}/${chunkCount} chunks)`,
+        value: ms(p95Chunk),
+        target: '<= 2000 ms',
+        ok: p95Chunk <= 2000,
+      },
+      {
+        area: AREA,
+        metric: `${where}: final text after stream close, p95 (all done in ${(wall / 1000).toFixed(1)} s)`,
+        value: ms(p95),
+        target: '',
+      },
+    ];
+  }
   return [
     {
       area: AREA,
@@ -325,8 +308,53 @@ export async function run(): Promise<BenchRow[]> {
     await stage('first words / final text', () => latencies(rig, 20));
     await stage('edits per answer', async () => [await editsPerAnswer(rig)]);
     await stage('100 concurrent threads', () => burst(rig, 100));
-    return rows;
   } finally {
     await rig.close();
+  }
+  await stage("100 threads, Discord's limits, one process", async () => {
+    const one = await startEngineRig({ minUpdateMs: 1000, sharedBudget: true });
+    try {
+      return await burst(one, 100, 'discord', ', one process');
+    } finally {
+      await one.close();
+    }
+  });
+  await stage("100 threads, Discord's limits, two replicas on one Redis", () => twoReplicas());
+  return rows;
+}
+
+/** The same 100 questions seen by two bot processes sharing one Redis (state and budget). */
+async function twoReplicas(): Promise<BenchRow[]> {
+  if (!hasRedisServer) {
+    const metric = "100 concurrent threads, Discord's limits, two processes";
+    return [{ area: AREA, metric, value: 'skipped: no redis-server', target: '' }];
+  }
+  const redis = await startRedisServer();
+  const keyPrefix = 'bench-discord';
+  const first = await startEngineRig({
+    minUpdateMs: 1000,
+    sharedBudget: true,
+    state: await openState(redis.url, { keyPrefix }),
+  });
+  const second = await startReplicaProcess({
+    REDIS_URL: redis.url,
+    KEY_PREFIX: keyPrefix,
+    SERVICE_URL: first.service.url,
+    SERVICE_KEY: API_KEY,
+    DISCORD_TOKEN: TOKEN,
+    DISCORD_API_URL: first.fake.apiUrl,
+  });
+  try {
+    // Both processes see every message; the dedup claim in Redis decides which one answers.
+    let calls = 0;
+    first.adapter.discord.rest.on(RESTEvents.Response, () => (calls += 1));
+    const rows = await burst(first, 100, 'discord', ', two processes on one Redis');
+    const theirs = await second.stop();
+    rows[0]!.value += `; REST calls by process ${calls}/${theirs}`;
+    return rows;
+  } finally {
+    await second.stop();
+    await first.close();
+    await redis.stop();
   }
 }

@@ -15,17 +15,18 @@ import type { FakeSlackOptions } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
 import { percentile, type BenchRow } from './table.js';
 
-interface Timing {
+export interface Timing {
   first?: number;
   end?: number;
 }
-interface Script {
+export interface Script {
   pieces: string[];
   intervalMs: number;
   timing: Timing;
 }
 
-async function startBench(fake: FakeSlackOptions, windowMs?: number) {
+/** The local service with answers scripted by question (pieces and pace), timed as they go. */
+export async function scriptedService() {
   const scripts = new Map<string, Script>();
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
@@ -50,6 +51,11 @@ async function startBench(fake: FakeSlackOptions, windowMs?: number) {
     },
   };
   const service = await startLocalService({ apiKeys: ['bench'], knowledge });
+  return { service, scripts };
+}
+
+async function startBench(fake: FakeSlackOptions, windowMs?: number) {
+  const { service, scripts } = await scriptedService();
   const client = createServiceClient({ baseUrl: service.url, apiKey: 'bench', connections: 256 });
   const state = await openState('memory://', { maxConcurrent: 512 });
   const chatbots = await Promise.all(
@@ -80,7 +86,7 @@ async function startBench(fake: FakeSlackOptions, windowMs?: number) {
   };
 }
 
-function answerText(paragraphs: boolean): string {
+export function answerText(paragraphs: boolean): string {
   const sentence = 'The refund policy covers every order placed in the last thirty days. ';
   let text = '';
   for (let i = 0; text.length < 2000; i++)
@@ -88,7 +94,7 @@ function answerText(paragraphs: boolean): string {
   return text.slice(0, 2000);
 }
 
-function piecesOf(text: string, size: number): string[] {
+export function piecesOf(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
@@ -266,6 +272,7 @@ export async function run(): Promise<BenchRow[]> {
     ...(await latencyRows('2,000-char single paragraph over 4 s', false)),
     ...(await burstRows()),
     ...(await loadRows()),
+    ...(await (await import('./slack-replicas.js')).replicaRows()),
   ];
 }
 

@@ -36,6 +36,8 @@ const schema = z
     CHATBRIDGE_ADMINS: optionalText,
     CHATBRIDGE_STREAM_DELAY_MS: wholeNumber('CHATBRIDGE_STREAM_DELAY_MS', 0, 10_000),
     CHATBRIDGE_MAX_UPLOAD_BYTES: wholeNumber('CHATBRIDGE_MAX_UPLOAD_BYTES', 1, 100_000_000),
+    CHATBRIDGE_DRAIN_MS: wholeNumber('CHATBRIDGE_DRAIN_MS', 0, 600_000),
+    PORT: wholeNumber('PORT', 0, 65535),
     LLM_URL: httpUrl('LLM_URL'),
     LLM_MODEL: optionalText,
     LLM_API_KEY: optionalText,
@@ -84,6 +86,10 @@ export interface BridgeConfig {
     idleTimeoutMs?: number;
   };
   logLevel: string;
+  /** HTTP port of /healthz, /readyz, /metrics (and Slack's /slack/events in HTTP mode). */
+  port: number;
+  /** After SIGTERM, how long answers in progress may go on before they end with a notice. */
+  drainMs: number;
 }
 
 export class ConfigError extends Error {
@@ -125,5 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
         }
       : undefined,
     logLevel: e.LOG_LEVEL ?? 'info',
+    port: e.PORT ?? 3000,
+    drainMs: e.CHATBRIDGE_DRAIN_MS ?? 10_000,
   };
 }

@@ -10,6 +10,8 @@ import {
   discordConfigFromEnv,
   type DiscordAdapterConfig,
 } from '../adapters/discord/index.js';
+import type { CustomRoute } from '@slack/bolt';
+import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
@@ -22,10 +24,18 @@ export interface PlatformDeps {
   logger: Logger;
   /** The chatbot answering where nothing is bound; admin commands fall back to it too. */
   defaultChatbot?: string;
+  /** Metrics of platform API calls. */
+  observer?: BridgeObserver;
+  /** How long stop() waits for answers in progress before disconnecting. */
+  drainMs?: number;
+  /** Routes served on the platform's own HTTP port, when it has one (Slack HTTP mode). */
+  customRoutes?: CustomRoute[];
 }
 
 interface Platform<Config> {
   name: string;
+  /** Whether this configuration listens on PORT itself (Slack HTTP mode). */
+  servesHttp(config: Config): boolean;
   /** Undefined when the platform is not configured; throws naming a half-set variable. */
   configFromEnv(env: NodeJS.ProcessEnv): Config | undefined;
   create(config: Config, deps: PlatformDeps): ChatAdapter;
@@ -34,21 +44,33 @@ interface Platform<Config> {
 const slack: Platform<SlackAdapterConfig> = {
   name: 'slack',
   configFromEnv: slackConfigFromEnv,
+  servesHttp: (config) => !config.appToken,
   create: (config, deps) =>
-    createSlackAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'slack' }) }),
+    createSlackAdapter(config, {
+      ...deps,
+      rateBudget: deps.state.rateBudget,
+      logger: deps.logger.child({ platform: 'slack' }),
+    }),
 };
 
 const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
   configFromEnv: discordConfigFromEnv,
+  servesHttp: () => false,
   create: (config, deps) =>
-    createDiscordAdapter(config, { ...deps, logger: deps.logger.child({ platform: 'discord' }) }),
+    createDiscordAdapter(config, {
+      ...deps,
+      rateBudget: deps.state.rateBudget,
+      logger: deps.logger.child({ platform: 'discord' }),
+    }),
 };
 
 const platforms = [slack, discord] as Platform<unknown>[];
 
 export interface ConfiguredPlatform {
   name: string;
+  /** It listens on PORT itself: the ops routes go onto its server (deps.customRoutes). */
+  servesHttp: boolean;
   start(deps: PlatformDeps): ChatAdapter;
 }
 
@@ -60,6 +82,12 @@ export function configuredPlatforms(env: NodeJS.ProcessEnv): ConfiguredPlatform[
   return platforms.flatMap((platform) => {
     const config = platform.configFromEnv(env);
     if (config === undefined) return [];
-    return [{ name: platform.name, start: (deps: PlatformDeps) => platform.create(config, deps) }];
+    return [
+      {
+        name: platform.name,
+        servesHttp: platform.servesHttp(config),
+        start: (deps: PlatformDeps) => platform.create(config, deps),
+      },
+    ];
   });
 }

@@ -1,12 +1,18 @@
 // `chatbridge start`: the composition root. Picks the service (configured, or the embedded
 // local service), opens the state store, builds the engine, and runs the platform adapters
-// whose tokens are present — or the console chat when there are none.
+// whose tokens are present — or the console chat when there are none. With platforms it also
+// serves GET /healthz, /readyz and /metrics on PORT, and stops gracefully on SIGTERM.
 import { createConsoleAdapter } from '../adapters/console/console.js';
-import { configuredPlatforms } from './platforms.js';
-import { createConversation } from './bridge/index.js';
+import { configuredPlatforms, type ConfiguredPlatform } from './platforms.js';
+import { createConversation, type ChatAdapter } from './bridge/index.js';
 import { loadConfig } from './config.js';
 import { ensureDemoChatbot } from './embedded.js';
 import { createLogger } from './log.js';
+import { startOpsServer, opsRoutes, type OpsServer } from './ops/http.js';
+import { createBridgeMetrics } from './ops/metrics.js';
+import { observeServiceClient } from './ops/observed-client.js';
+import { observeDedup } from './ops/observed-state.js';
+import { Readiness } from './ops/readiness.js';
 import { connectToService } from './service-connection.js';
 import { openState } from './state/index.js';
 
@@ -14,7 +20,14 @@ export interface StartIo {
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
+  /** Stops the bridge when aborted, besides SIGINT/SIGTERM (tests). */
+  signal?: AbortSignal;
+  /** Told the ops port once it listens (tests). */
+  onListening?: (port: number) => void;
 }
+
+/** After the drain time, interrupted answers get this long to show their notice. */
+export const NOTICE_GRACE_MS = 5_000;
 
 export async function start(io: StartIo): Promise<void> {
   const config = loadConfig(io.env);
@@ -23,18 +36,29 @@ export async function start(io: StartIo): Promise<void> {
   const logger = createLogger({
     level: io.env.LOG_LEVEL ?? (platforms.length === 0 ? 'warn' : config.logLevel),
   });
+  const metrics = createBridgeMetrics();
+  const readiness = new Readiness();
 
-  const state = await openState(config.storeUrl, { logger });
+  const rawState = await openState(config.storeUrl, { logger });
+  const state = observeDedup(rawState, metrics.observer);
   const service = await connectToService(
     config,
     io.env,
     logger.child({ component: 'local-service' }),
   );
-  const { client, embedded } = service;
+  const { embedded } = service;
+  const client = observeServiceClient(service.client, metrics.service);
   let defaultChatbot = config.defaultChatbot;
   if (embedded && !defaultChatbot) defaultChatbot = await ensureDemoChatbot(client, state, logger);
 
-  const conversation = createConversation({ client, state, defaultChatbot, logger });
+  const conversation = createConversation({
+    client,
+    state,
+    defaultChatbot,
+    logger,
+    observer: metrics.observer,
+  });
+  metrics.setActivity(() => conversation.activity());
   const shutdown = async () => {
     await service.close();
     await state.close();
@@ -59,28 +83,82 @@ export async function start(io: StartIo): Promise<void> {
     return;
   }
 
-  const adapters = platforms.map((p) =>
-    p.start({ conversation, client, state, logger, defaultChatbot }),
+  readiness.add('store', () => rawState.ping(), { cacheMs: 0 });
+  // A cheap authenticated call; trusted for a while so probes do not load the service.
+  readiness.add('service', () => service.client.listChatbots({ timeoutMs: 2_000 }), {
+    cacheMs: 10_000,
+  });
+  const endpoints = { readiness, metrics };
+  const mounted = platforms.find((p) => p.servesHttp);
+  const adapters = platforms.map((p: ConfiguredPlatform) =>
+    p.start({
+      conversation,
+      client,
+      state,
+      logger,
+      defaultChatbot,
+      observer: metrics.observer,
+      drainMs: config.drainMs + NOTICE_GRACE_MS,
+      ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
+    }),
   );
-  const started: typeof adapters = [];
+  for (const adapter of adapters) {
+    readiness.add(
+      `platform:${adapter.name}`,
+      () => {
+        const why = adapter.notReady?.();
+        if (why !== undefined) throw new Error(why);
+      },
+      { cacheMs: 0 },
+    );
+  }
+  let ops: OpsServer | undefined;
+  const started: ChatAdapter[] = [];
   const stopAll = async () => {
-    for (const adapter of started.reverse()) await adapter.stop().catch(() => undefined);
+    readiness.shutDown();
+    // Answers still running when the drain time is up end with a notice; the adapters wait
+    // NOTICE_GRACE_MS longer for those notices before they disconnect.
+    const interrupt = setTimeout(() => {
+      const { streaming, waiting } = conversation.activity();
+      if (streaming + waiting > 0) logger.warn({ streaming, waiting }, 'interrupting answers');
+      conversation.interrupt();
+    }, config.drainMs);
+    await Promise.all(started.map((adapter) => adapter.stop().catch(() => undefined)));
+    clearTimeout(interrupt);
+    await ops?.close();
     await shutdown();
   };
   try {
+    if (!mounted) {
+      ops = await startOpsServer(endpoints, { port: config.port });
+      io.onListening?.(ops.port);
+    }
     for (const adapter of adapters) {
       await adapter.start();
       started.push(adapter);
+    }
+    if (mounted) {
+      const port = (adapters[platforms.indexOf(mounted)] as { port?: number }).port;
+      if (port !== undefined) io.onListening?.(port);
     }
   } catch (error) {
     await stopAll();
     throw error;
   }
-  logger.info({ adapters: adapters.map((a) => a.name) }, 'chatbridge is running');
+  logger.info(
+    { adapters: adapters.map((a) => a.name), port: ops?.port ?? config.port },
+    'chatbridge is running (GET /healthz, /readyz, /metrics)',
+  );
+  let stop!: () => void;
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    io.signal?.addEventListener('abort', stop, { once: true });
+    if (io.signal?.aborted) stop();
   });
-  logger.info('stopping');
+  process.removeListener('SIGINT', stop);
+  process.removeListener('SIGTERM', stop);
+  logger.info({ drainMs: config.drainMs }, 'stopping: not ready, finishing answers in progress');
   await stopAll();
 }

@@ -32,6 +32,8 @@ const rules: { layer: string; forbidden: RegExp }[] = [
   { layer: 'src/bridge', forbidden: /^(src\/(admin|local-service)|adapters)\// },
   { layer: 'src/admin', forbidden: /^(src\/(bridge\/(?!types)|local-service)|adapters)\// },
   { layer: 'src/local-service', forbidden: /^(src\/(bridge|admin)|adapters)\// },
+  // Health and metrics: read the engine's observer types, know no platform.
+  { layer: 'src/ops', forbidden: /^(src\/(admin|local-service)|adapters)\// },
 ];
 
 describe('import boundaries', () => {

@@ -71,6 +71,18 @@ describe('language model settings', () => {
     },
   );
 
+  it('reads PORT and CHATBRIDGE_DRAIN_MS, and names a bad value with its rule', () => {
+    expect(loadConfig({})).toMatchObject({ port: 3000, drainMs: 10_000 });
+    expect(loadConfig({ PORT: '8080', CHATBRIDGE_DRAIN_MS: '0' })).toMatchObject({
+      port: 8080,
+      drainMs: 0,
+    });
+    expect(problemsOf({ PORT: '70000', CHATBRIDGE_DRAIN_MS: 'soon' })).toEqual([
+      'CHATBRIDGE_DRAIN_MS must be a whole number from 0 to 600000',
+      'PORT must be a whole number from 0 to 65535',
+    ]);
+  });
+
   it('names every bad timeout at once', () => {
     expect(
       problemsOf({ ...LLM, LLM_FIRST_BYTE_TIMEOUT_MS: '0', LLM_IDLE_TIMEOUT_MS: 'soon' }),

@@ -4,6 +4,7 @@ import {
   ChannelType,
   Events,
   RESTEvents,
+  Status,
   type AnyThreadChannel,
   type Client,
   type Interaction,
@@ -11,9 +12,10 @@ import {
   type RateLimitData,
 } from 'discord.js';
 import type { Logger } from 'pino';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import type { StateStore } from '../../src/state/types.js';
+import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { createDiscordClient, DISALLOWED_INTENTS_CLOSE } from './client.js';
 import type { DiscordAdapterConfig } from './config.js';
 import { DisallowedIntentsError, loginUntilReady } from './connect.js';
@@ -33,6 +35,14 @@ export interface DiscordAdapterDeps {
   minUpdateMs?: number;
   /** Longest wait in stop() for answers still streaming. Default 10 s. */
   drainMs?: number;
+  /** Told of every REST call and its outcome (metrics). */
+  observer?: BridgeObserver;
+  /**
+   * Paces REST calls (50 a second per bot, 5 per 5 s per channel for posts, edits and typing)
+   * before they go out; the state store's in `chatbridge start`, shared by replicas on Redis.
+   * Without it, discord.js paces this process alone.
+   */
+  rateBudget?: RateBudget;
 }
 
 export interface DiscordAdapter extends ChatAdapter {
@@ -52,10 +62,15 @@ export function createDiscordAdapter(
   const pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
   const inFlight = new Set<Promise<void>>();
   let withContent = config.messageContent !== 'off';
-  let discord = createDiscordClient(config, { messageContent: withContent });
+  const clientOptions = (messageContent: boolean) => ({
+    messageContent,
+    ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
+  });
+  let discord = createDiscordClient(config, clientOptions(withContent));
   /** Clients replaced at run time: destroyed in stop(), after the answers they carry. */
   const retired: Client[] = [];
   let started = false;
+  let stopping = false;
 
   const onMessage = createMessageHandler({
     conversation: deps.conversation,
@@ -83,14 +98,17 @@ export function createDiscordAdapter(
   }
 
   function wire(client: Client): void {
-    client.on(Events.MessageCreate, (message: Message) =>
-      track('message', () => onMessage(message)),
-    );
+    // While stopping, new messages are left alone: a replica still running answers them (each
+    // replica's gateway sees every message; the dedup claim decides who answers).
+    client.on(Events.MessageCreate, (message: Message) => {
+      if (!stopping) track('message', () => onMessage(message));
+    });
     client.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
       // A new forum post: its starter message may arrive before or after this; dedup answers once.
       const parentType = thread.parent?.type;
       if (!newlyCreated || thread.ownerId === client.user?.id) return;
       if (parentType !== ChannelType.GuildForum && parentType !== ChannelType.GuildMedia) return;
+      if (stopping) return;
       track('forum post', async () => {
         const starter = await thread.fetchStarterMessage().catch(() => null);
         if (starter) await onMessage(starter);
@@ -99,6 +117,12 @@ export function createDiscordAdapter(
     client.on(Events.InteractionCreate, (interaction: Interaction) =>
       track('interaction', () => onInteraction(interaction)),
     );
+    client.rest.on(RESTEvents.Response, (request, response) => {
+      const outcome = response.status === 429 ? 'rate_limited' : response.ok ? 'ok' : 'error';
+      // discord.js's bucket route has its ids as :id already; any other number goes too.
+      const route = request.route.replace(/\d{5,}/g, ':id');
+      deps.observer?.platformCall?.('discord', `${request.method} ${route}`, outcome);
+    });
     // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
     client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {
       if (info.route === EDIT_ROUTE && !info.global)
@@ -128,7 +152,7 @@ export function createDiscordAdapter(
     if (config.messageContent !== 'auto' || !withContent) throw new DisallowedIntentsError();
     warnNoContent();
     withContent = false;
-    discord = createDiscordClient(config, { messageContent: false });
+    discord = createDiscordClient(config, clientOptions(false));
     wire(discord);
     if ((await loginUntilReady(discord, config.token)) !== 'ready')
       throw new DisallowedIntentsError();
@@ -155,7 +179,15 @@ export function createDiscordAdapter(
       }
       started = true;
     },
+    notReady() {
+      if (stopping) return 'stopping';
+      if (!started) return 'not connected yet';
+      if (!discord.isReady()) return 'gateway not connected';
+      const down = discord.ws.shards.filter((shard) => shard.status !== Status.Ready).size;
+      return down > 0 ? `${down} gateway shard(s) reconnecting` : undefined;
+    },
     async stop() {
+      stopping = true;
       // Let answers in progress reach their final state before the connection goes.
       const drained = Promise.allSettled([...inFlight]);
       let timer: NodeJS.Timeout | undefined;

@@ -8,6 +8,9 @@ import {
   type MessageMentionOptions,
   type RateLimitData,
 } from 'discord.js';
+import { createHash } from 'node:crypto';
+import type { RateBudget } from '../../src/state/types.js';
+import { pacedRequests } from './budget.js';
 import type { DiscordAdapterConfig } from './config.js';
 
 /** Nobody is pinged by anything the bot writes: not @everyone, roles, users or the replied-to. */
@@ -45,9 +48,14 @@ export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
   ];
 }
 
+/** Names the bot's buckets in a shared store without the token itself. */
+export function botKey(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 16);
+}
+
 export function createDiscordClient(
-  config: Pick<DiscordAdapterConfig, 'apiUrl'>,
-  options: { messageContent: boolean },
+  config: Pick<DiscordAdapterConfig, 'apiUrl' | 'token'>,
+  options: { messageContent: boolean; rateBudget?: RateBudget },
 ): Client {
   return new Client({
     intents: gatewayIntents(options.messageContent),
@@ -57,6 +65,10 @@ export function createDiscordClient(
     rest: {
       ...(config.apiUrl ? { api: config.apiUrl } : {}),
       rejectOnRateLimit: shouldRejectOnRateLimit,
+      // Paced by the shared budget first (replicas on one Redis spend from one bucket).
+      ...(options.rateBudget
+        ? { makeRequest: pacedRequests(options.rateBudget, botKey(config.token)) }
+        : {}),
     },
   });
 }

@@ -1,11 +1,12 @@
 // The Slack surface: a Bolt app (Socket Mode with an app token, else HTTP at /slack/events) that
 // turns mentions, thread follow-ups and DMs into conversation turns, and runs /chatbridge.
 import type { AddressInfo } from 'node:net';
-import { App } from '@slack/bolt';
+import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import type { StateStore } from '../../src/state/types.js';
+import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { boltLogger } from './bolt-logger.js';
 import { SlackChannels } from './channels.js';
@@ -36,8 +37,17 @@ export interface SlackAdapterDeps {
   methodLimits?: Readonly<Record<string, number>>;
   /** The window methodLimits count over (default a minute; benchmarks compress time). */
   methodWindowMs?: number;
+  /**
+   * Where the per-method budgets live: the state store's (shared by replicas on Redis) in
+   * `chatbridge start`; this process's own, on `now`, when absent.
+   */
+  rateBudget?: RateBudget;
   /** How long stop() waits for answers in progress (default 10 s). */
   drainMs?: number;
+  /** Told of every Web API call and its outcome (metrics). */
+  observer?: BridgeObserver;
+  /** HTTP mode: more routes on the receiver's port (GET /healthz, /readyz, /metrics). */
+  customRoutes?: CustomRoute[];
 }
 
 export interface SlackAdapter extends ChatAdapter {
@@ -63,18 +73,26 @@ export function createSlackAdapter(
     rejectRateLimitedCalls: true,
   };
   const common = { token: config.botToken, clientOptions, logger: boltLogger(logger) };
-  const app = config.appToken
-    ? new App({
-        ...common,
+  // Socket Mode: the receiver is ours, so readiness can follow its connection.
+  const socket = config.appToken
+    ? new SocketModeReceiver({
         appToken: config.appToken,
-        socketMode: true,
+        logger: common.logger,
         // apps.connections.open goes to the configured API host too.
         installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
       })
+    : undefined;
+  let socketConnected = false;
+  socket?.client.on('connected', () => (socketConnected = true));
+  socket?.client.on('disconnected', () => (socketConnected = false));
+  socket?.client.on('reconnecting', () => (socketConnected = false));
+  const app = socket
+    ? new App({ ...common, receiver: socket })
     : new App({
         ...common,
         signingSecret: config.signingSecret,
         endpoints: '/slack/events',
+        ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
         // Handlers only ack and hand work to `track`, so this adds no delay; it means an
         // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
         processBeforeResponse: true,
@@ -84,8 +102,9 @@ export function createSlackAdapter(
     now,
     ...(deps.methodLimits ? { limits: deps.methodLimits } : {}),
     ...(deps.methodWindowMs ? { windowMs: deps.methodWindowMs } : {}),
+    ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
   });
-  const api = createSlackApi(app.client, pacer);
+  const api = createSlackApi(app.client, pacer, deps.observer);
   const users = new SlackUsers(api, now);
   const channels = new SlackChannels(api, now);
   let botUserId: string | undefined;
@@ -143,6 +162,7 @@ export function createSlackAdapter(
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
   let stopped: Promise<void> | undefined;
+  let started = false;
 
   let port: number | undefined;
   return {
@@ -159,6 +179,7 @@ export function createSlackAdapter(
       botUserId = auth.user_id;
       if (config.appToken) {
         await app.start();
+        started = true;
         logger.info('slack: connected in Socket Mode');
         return;
       }
@@ -167,7 +188,14 @@ export function createSlackAdapter(
         ...(config.host ? { host: config.host } : {}),
       });
       port = (server.address() as AddressInfo).port;
+      started = true;
       logger.info({ port }, 'slack: listening for events at /slack/events');
+    },
+    notReady() {
+      if (stopping) return 'stopping';
+      if (!started) return 'not started yet';
+      if (socket && !socketConnected) return 'Socket Mode connection down';
+      return undefined;
     },
     stop() {
       stopped ??= (async () => {

@@ -1,6 +1,14 @@
 // Per-workspace pacing of Web API calls under Slack's rate-limit tiers, so that our own pacing,
-// not Slack's 429s, decides when a call goes out. One token bucket per workspace and method,
-// plus a "blocked until" per workspace and method from the last Retry-After.
+// not Slack's 429s, decides when a call goes out. One token bucket per workspace and method in
+// a rate budget: this process's own, or the state store's (shared by every replica on Redis,
+// so two replicas together stay within the workspace's tier), plus a "blocked until" per
+// workspace and method from the last Retry-After.
+import {
+  LocalRateBudget,
+  takeWhenFree,
+  type BucketShape,
+  type RateBudget,
+} from '../../src/state/rate-budget.js';
 
 /** Calls per minute Slack allows per workspace (tiers 2, 3, 4; setStatus "special"). */
 export const METHOD_LIMITS: Readonly<Record<string, number>> = {
@@ -14,18 +22,19 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
   'assistant.threads.setStatus': 100,
 };
 
+/** Calls per second Slack allows per channel, besides the workspace's tier ("short bursts" allowed). */
+export const CHANNEL_LIMITS: Readonly<Record<string, number>> = {
+  'chat.postMessage': 1,
+};
+
 export interface PacerOptions {
   /** Calls per minute by method; methods not listed are not paced. */
   limits?: Readonly<Record<string, number>>;
   /** Length of the window the limits count over; Slack's is a minute (benchmarks compress it). */
   windowMs?: number;
   now?: () => number;
-}
-
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-  blockedUntil: number;
+  /** Where the buckets live; this process's own (on `now`) by default. */
+  budget?: RateBudget;
 }
 
 /**
@@ -33,79 +42,68 @@ interface Bucket {
  * minute: C is a quarter of the limit (bursts, such as first words), the rest refills.
  */
 export class Pacer {
-  private readonly buckets = new Map<string, Bucket>();
   private readonly limits: Readonly<Record<string, number>>;
-  private readonly now: () => number;
   private readonly windowMs: number;
+  private readonly budget: RateBudget;
 
   constructor(options: PacerOptions = {}) {
     this.limits = options.limits ?? METHOD_LIMITS;
     this.windowMs = options.windowMs ?? 60_000;
-    this.now = options.now ?? Date.now;
+    this.budget = options.budget ?? new LocalRateBudget(options.now ?? Date.now);
   }
 
-  private shape(method: string): { capacity: number; perMs: number } | undefined {
+  private shape(method: string): BucketShape | undefined {
     const perMinute = this.limits[method];
     if (perMinute === undefined) return undefined;
     const capacity = Math.max(1, Math.floor(perMinute / 4));
     // 5% headroom keeps float rounding and clock skew with the server on the safe side.
-    const perMs = (Math.max(0, perMinute - capacity) * 0.95) / this.windowMs;
-    return { capacity, perMs };
+    const refillPerMs = (Math.max(0, perMinute - capacity) * 0.95) / this.windowMs;
+    return { capacity, refillPerMs };
   }
 
-  private bucket(workspace: string, method: string): Bucket | undefined {
+  /** A channel's own bucket for the method: two at once, then its per-second rate (5% under). */
+  private channelShape(method: string): BucketShape | undefined {
+    const perSecond = CHANNEL_LIMITS[method];
+    if (perSecond === undefined) return undefined;
+    // Benchmarks compress the window; a channel's second shrinks with it.
+    return { capacity: 2, refillPerMs: (perSecond * 0.95 * 60) / this.windowMs };
+  }
+
+  private key(workspace: string, method: string): string {
+    return `slack:${workspace}:${method}`;
+  }
+
+  /** Takes a token if one is available now (0); otherwise the ms until one is. */
+  async tryTake(workspace: string, method: string, channel?: string): Promise<number> {
+    const perChannel = channel === undefined ? undefined : this.channelShape(method);
+    if (perChannel) {
+      const wait = await this.budget.take(`${this.key(workspace, method)}:${channel}`, perChannel);
+      if (wait > 0) return wait;
+    }
     const shape = this.shape(method);
-    if (!shape) return undefined;
-    const key = `${workspace}\u0000${method}`;
-    const now = this.now();
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      bucket = { tokens: shape.capacity, updatedAt: now, blockedUntil: 0 };
-      this.buckets.set(key, bucket);
-    } else {
-      bucket.tokens = Math.min(
-        shape.capacity,
-        bucket.tokens + (now - bucket.updatedAt) * shape.perMs,
-      );
-      bucket.updatedAt = now;
+    return shape ? this.budget.take(this.key(workspace, method), shape) : 0;
+  }
+
+  /** Waits for a token (the channel's first, where the method has one), then takes it. */
+  async take(
+    workspace: string,
+    method: string,
+    signal?: AbortSignal,
+    channel?: string,
+  ): Promise<void> {
+    const perChannel = channel === undefined ? undefined : this.channelShape(method);
+    if (perChannel) {
+      const key = `${this.key(workspace, method)}:${channel}`;
+      await takeWhenFree(this.budget, key, perChannel, signal);
     }
-    return bucket;
-  }
-
-  /** Milliseconds until a call may go out (0: now). Does not take a token. */
-  delay(workspace: string, method: string): number {
-    const bucket = this.bucket(workspace, method);
-    if (!bucket) return 0;
-    const now = this.now();
-    const blocked = Math.max(0, bucket.blockedUntil - now);
-    if (bucket.tokens >= 1) return blocked;
-    const perMs = this.shape(method)!.perMs;
-    const refill = perMs > 0 ? Math.ceil((1 - bucket.tokens) / perMs) : this.windowMs;
-    return Math.max(blocked, refill);
-  }
-
-  /** Takes a token if one is available now; false otherwise. */
-  tryTake(workspace: string, method: string): boolean {
-    if (this.delay(workspace, method) > 0) return false;
-    const bucket = this.bucket(workspace, method);
-    if (bucket) bucket.tokens -= 1;
-    return true;
-  }
-
-  /** Waits for a token, then takes it. */
-  async take(workspace: string, method: string, signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.tryTake(workspace, method)) return;
-      await sleep(this.delay(workspace, method), signal);
-    }
+    const shape = this.shape(method);
+    if (shape) await takeWhenFree(this.budget, this.key(workspace, method), shape, signal);
   }
 
   /** Slack answered 429: nothing of this method goes out before Retry-After has passed. */
-  block(workspace: string, method: string, retryAfterMs: number): void {
-    const bucket = this.bucket(workspace, method);
-    if (!bucket) return;
-    bucket.blockedUntil = Math.max(bucket.blockedUntil, this.now() + retryAfterMs);
-    bucket.tokens = Math.min(bucket.tokens, 0);
+  async block(workspace: string, method: string, retryAfterMs: number): Promise<void> {
+    const shape = this.shape(method);
+    if (shape) await this.budget.block(this.key(workspace, method), shape, retryAfterMs);
   }
 }
 

@@ -1,6 +1,7 @@
 // The Web API as the adapter uses it: every call paced per workspace and method, 429s turned into
 // SurfaceRateLimitError (and remembered), Slack's error codes surfaced as SlackCallError.
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { sleep, type Pacer } from './pacing.js';
 
@@ -42,27 +43,36 @@ interface CodedError {
   statusCode?: number;
 }
 
-export function createSlackApi(client: WebClient, pacer: Pacer): SlackApi {
+export function createSlackApi(
+  client: WebClient,
+  pacer: Pacer,
+  observer?: BridgeObserver,
+): SlackApi {
+  const observe = (method: string, outcome: 'ok' | 'rate_limited' | 'error') =>
+    observer?.platformCall?.('slack', method, outcome);
   const call = async (
     workspace: string,
     method: string,
     args: CallArgs,
     pace: Pace = 'wait',
   ): Promise<WebAPICallResult> => {
+    const channel = typeof args.channel === 'string' ? args.channel : undefined;
     if (pace === 'try') {
-      if (!pacer.tryTake(workspace, method)) {
-        throw new SurfaceRateLimitError(Math.max(1, pacer.delay(workspace, method)));
-      }
+      const wait = await pacer.tryTake(workspace, method, channel);
+      if (wait > 0) throw new SurfaceRateLimitError(wait);
     } else {
-      await pacer.take(workspace, method);
+      await pacer.take(workspace, method, undefined, channel);
     }
     try {
-      return await client.apiCall(method, args);
+      const result = await client.apiCall(method, args);
+      observe(method, 'ok');
+      return result;
     } catch (error) {
       const coded = error as CodedError;
+      observe(method, coded.code === 'slack_webapi_rate_limited_error' ? 'rate_limited' : 'error');
       if (coded.code === 'slack_webapi_rate_limited_error') {
         const retryAfterMs = Math.max(1, (coded.retryAfter ?? 1) * 1000);
-        pacer.block(workspace, method, retryAfterMs);
+        await pacer.block(workspace, method, retryAfterMs).catch(() => undefined);
         throw new SurfaceRateLimitError(retryAfterMs, `${method}: rate limited by Slack`);
       }
       if (coded.code === 'slack_webapi_platform_error') {

@@ -18,12 +18,14 @@ import {
   noticeFor,
   rateLimitTextOf,
 } from './notices.js';
+import { outcomeOf, watchFirstWords, type BridgeObserver } from './observer.js';
 import { Renderer, type FinalAnswer } from './renderer.js';
 import { resolveSources } from './sources.js';
 import {
   threadKey,
   type Conversation,
   type IncomingMessage,
+  type Notice,
   type ReplyTarget,
   type ThreadRef,
 } from './types.js';
@@ -41,7 +43,26 @@ export interface ConversationDeps {
   maxConcurrentStreams?: number;
   /** How long chatbot settings (show_citations, rate_limit_message) are cached. Default 30 s. */
   chatbotCacheMs?: number;
+  /** Told how answers end and how long they take (metrics). */
+  observer?: BridgeObserver;
 }
+
+/** The engine as `chatbridge start` drives it: the conversation, plus shutdown and gauges. */
+export interface ConversationEngine extends Conversation {
+  /**
+   * Ends every answer still running now, and every later one at once, with a notice that the
+   * bridge is restarting (graceful shutdown after the drain time ran out).
+   */
+  interrupt(): void;
+  /** Messages waiting for their thread's earlier messages, and answers streaming now. */
+  activity(): { waiting: number; streaming: number };
+}
+
+/** What an interrupted answer says: the user's message was not lost on purpose. */
+export const RESTART_NOTICE: Notice = {
+  kind: 'cut_off',
+  text: 'The answer was cut off because the bridge is restarting. Please ask again in a moment.',
+};
 
 interface Session {
   ref: SessionRef;
@@ -49,9 +70,13 @@ interface Session {
   fresh: boolean;
 }
 
-export function createConversation(deps: ConversationDeps): Conversation {
+export function createConversation(deps: ConversationDeps): ConversationEngine {
   const { client, state } = deps;
   const log = deps.logger ?? silentLogger;
+  const observer = deps.observer ?? {};
+  /** Aborted by interrupt(): every answer's signal follows it. */
+  const shutdown = new AbortController();
+  let waiting = 0;
   const clock: Clock = {
     now: deps.now ?? systemClock.now,
     setTimer: deps.setTimer ?? systemClock.setTimer,
@@ -177,15 +202,28 @@ export function createConversation(deps: ConversationDeps): Conversation {
       const chatbot = await chatbots.get(chatbotUuid).catch(() => undefined);
       rateLimitText = chatbot?.meta.rate_limit_message?.trim() || undefined;
     }
-    const notice = signal.aborted
-      ? { kind: 'cut_off' as const, text: 'The answer was cut off before it was complete.' }
-      : noticeFor(error, stage, rateLimitText ?? DEFAULT_RATE_LIMIT_TEXT);
+    const notice = shutdown.signal.aborted
+      ? RESTART_NOTICE
+      : signal.aborted
+        ? { kind: 'cut_off' as const, text: 'The answer was cut off before it was complete.' }
+        : noticeFor(error, stage, rateLimitText ?? DEFAULT_RATE_LIMIT_TEXT);
     // Without the stored citations the markers cannot be resolved: they are left out.
     return { text: parseCitations({ response: partial, cite_data: {} }).text, sources: [], notice };
   }
 
-  async function answer(m: IncomingMessage, target: ReplyTarget, signal: AbortSignal) {
+  async function answer(
+    m: IncomingMessage,
+    target: ReplyTarget,
+    lockSignal: AbortSignal,
+    receivedAt: number,
+  ) {
     const key = threadKey(m);
+    const signal = AbortSignal.any([lockSignal, shutdown.signal]);
+    // First words are the answer's own text showing, not a notice alone laid down at the end.
+    let noticeOnly = false;
+    target = watchFirstWords(target, () => {
+      if (!noticeOnly) observer.firstWords?.(m.platform, clock.now() - receivedAt);
+    });
     // Live footnotes: markers numbered in order of first appearance (see service/citations.ts).
     const numberer = createMarkerNumberer();
     const renderer = new Renderer(target, { clock, logger: log, transform: numberer.render });
@@ -194,6 +232,7 @@ export function createConversation(deps: ConversationDeps): Conversation {
     let chatbotUuid: string | undefined;
     let final: FinalAnswer;
     try {
+      signal.throwIfAborted();
       chatbotUuid = await resolveChatbot(m);
       if (!chatbotUuid) {
         final = {
@@ -220,21 +259,41 @@ export function createConversation(deps: ConversationDeps): Conversation {
       log.warn({ err: error, thread: key }, 'answer failed');
       final = await failedAnswer(error, streamed, chatbotUuid, signal);
     }
+    noticeOnly = final.text.trim() === '';
     await renderer.finish(final);
     await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
+    observer.answerFinished?.(m.platform, outcomeOf(final.notice), clock.now() - receivedAt);
   }
 
   return {
     async handle(message, target) {
+      const receivedAt = clock.now();
+      waiting += 1;
+      let queued = true;
+      const leaveQueue = () => {
+        if (queued) waiting -= 1;
+        queued = false;
+      };
       try {
-        await state.locks.run(threadKey(message), (signal) => answer(message, target, signal));
+        await state.locks.run(threadKey(message), (signal) => {
+          leaveQueue();
+          return answer(message, target, signal, receivedAt);
+        });
       } catch (error) {
+        leaveQueue();
         // Only the lock itself can fail here (answer() never throws): nothing was shown yet.
         log.error({ err: error, thread: threadKey(message) }, 'could not take the thread lock');
         const renderer = new Renderer(target, { clock, logger: log });
         await renderer.finish({ text: '', sources: [], notice: noticeFor(error, 'before', '') });
         await target.stopWorking().catch(() => {});
+        observer.answerFinished?.(message.platform, 'error', clock.now() - receivedAt);
       }
+    },
+    interrupt() {
+      if (!shutdown.signal.aborted) shutdown.abort(new Error('the bridge is shutting down'));
+    },
+    activity() {
+      return { waiting, streaming: streams.running };
     },
     async hasSession(thread: ThreadRef) {
       // A reset thread keeps its entry: it is still a conversation with the bot.

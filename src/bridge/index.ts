@@ -1,6 +1,12 @@
 // The conversation engine's public surface, for adapters and `chatbridge start`.
 export * from './types.js';
-export { createConversation, type ConversationDeps } from './engine.js';
+export {
+  createConversation,
+  RESTART_NOTICE,
+  type ConversationDeps,
+  type ConversationEngine,
+} from './engine.js';
+export * from './observer.js';
 export { Renderer, type FinalAnswer, type RendererOptions } from './renderer.js';
 export { splitText, type Part } from './split.js';
 export { safeMarkdown, safeMarkdownParts, type SafeView } from './safe-markdown.js';

@@ -136,5 +136,11 @@ export interface Conversation {
 export interface ChatAdapter {
   readonly name: string;
   start(): Promise<void>;
+  /**
+   * Takes no new work, lets answers in progress finish (a bounded time), then disconnects.
+   * Events it refuses meanwhile are left for another replica or the restart.
+   */
   stop(): Promise<void>;
+  /** Why the platform is not connected right now; undefined when it is (GET /readyz). */
+  notReady?(): string | undefined;
 }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log.js';
 import type { FaultOptions, LocalServiceOptions } from './options.js';
+import { createServiceMetrics, SERVICE_DRAIN_MS } from './ops.js';
 import { startLocalService } from './server.js';
 
 export const SERVICE_USAGE = `Usage: chatbridge service [options]
@@ -185,7 +186,8 @@ export async function runServiceCommand(
   const logger = createLogger({ name: 'chatbridge-service', secrets });
   let service;
   try {
-    service = await startLocalService({ ...options, logger });
+    const metrics = createServiceMetrics({ processMetrics: true });
+    service = await startLocalService({ ...options, logger, metrics });
   } catch (error) {
     err(`chatbridge service: could not start: ${(error as Error).message}`);
     return 1;
@@ -205,6 +207,8 @@ export async function runServiceCommand(
   });
   process.removeListener('SIGINT', stop);
   process.removeListener('SIGTERM', stop);
+  // Not ready first (the balancer stops sending), then answers in progress get time to end.
+  await service.ops.drain(SERVICE_DRAIN_MS);
   await service.close();
   logger.info('chatbridge service stopped');
   return 0;

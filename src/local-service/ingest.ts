@@ -19,6 +19,11 @@ import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
 import { DuplicateSourceError } from './sources.js';
 
+/** Where finished ingestions are counted (the service's metrics). */
+export interface IngestionCounter {
+  inc(labels: { type: string; outcome: 'ok' | 'failed' }): void;
+}
+
 export interface UploadInput {
   bytes: Buffer;
   fileName: string;
@@ -44,7 +49,12 @@ export class Ingestor {
     private readonly knowledge: KnowledgePort,
     private readonly now: () => number,
     private readonly logger: Logger,
+    private readonly counted: IngestionCounter = { inc: () => undefined },
   ) {}
+
+  private count(type: string, outcome: 'ok' | 'failed'): void {
+    this.counted.inc({ type, outcome });
+  }
 
   private base(owner: string, chatbotUuid: string, type: string, title: string): SourceRecord {
     const at = isoTimestamp(this.now());
@@ -68,12 +78,15 @@ export class Ingestor {
   private storeIndexed(record: SourceRecord, text: string): SourceRecord {
     const prepared = prepareText(text);
     try {
-      return this.repo.sources.createIndexed(
+      const stored = this.repo.sources.createIndexed(
         { ...record, status: 'success', tokens: prepared.tokens },
         prepared,
       );
+      this.count(record.type, 'ok');
+      return stored;
     } catch (error) {
       if (error instanceof DuplicateSourceError) throw conflict(error.existing);
+      this.count(record.type, 'failed');
       this.logger.error({ err: error, source: record.uuid }, 'storing a data source failed');
       throw new HttpError(500, 'index_failed', 'the data source could not be stored; try again');
     }
@@ -111,6 +124,7 @@ export class Ingestor {
     try {
       return await this.knowledge.extractText(input.fileName, input.bytes, input.contentType);
     } catch (error) {
+      this.count('upload', 'failed');
       if (error instanceof UnsupportedFileTypeError || error instanceof HttpError) throw error;
       // A damaged or empty file is the sender's problem: say what was wrong with it.
       const reason = error instanceof Error ? error.message : String(error);
@@ -211,6 +225,7 @@ export class Ingestor {
         return;
       }
       const reason = error instanceof Error ? error.message : String(error);
+      this.count('url', 'failed');
       sources.change(uuid, (r) => ({
         ...r,
         status: 'error',
@@ -238,6 +253,7 @@ export class Ingestor {
       },
       prepared,
     );
+    this.count('url', 'ok');
   }
 
   async rename(uuid: string, title: string): Promise<SourceRecord | undefined> {

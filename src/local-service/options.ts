@@ -1,6 +1,7 @@
 // What a local service can be told at start, with the defaults that apply when it is not.
 import type { Logger } from '../log.js';
 import type { KnowledgePort } from './knowledge-port.js';
+import type { ServiceMetrics } from './ops.js';
 
 /** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */
 export interface FaultOptions {
@@ -26,6 +27,8 @@ export interface LlmOptions {
 export interface LocalServiceOptions {
   /** Each key is its own user. At least one. */
   apiKeys: string[];
+  /** Where metrics go (GET /metrics); a fresh registry without process metrics by default. */
+  metrics?: ServiceMetrics;
   /** 0 (default) picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */

@@ -13,6 +13,12 @@ import { createDefaultKnowledge } from './knowledge-default.js';
 import { createKnowledgeIndex } from './knowledge/search-index.js';
 import type { KnowledgePort } from './knowledge-port.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
+import {
+  createServiceMetrics,
+  observeKnowledge,
+  registerServiceOps,
+  type ServiceOps,
+} from './ops.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { isSchemaFailure, schemaFailureToError } from './schema-errors.js';
 import { AJV_OPTIONS } from './routes/schemas.js';
@@ -46,6 +52,8 @@ export interface LocalService {
   close(): Promise<void>;
   /** The Fastify instance (for inject() in tests). */
   app: FastifyInstance;
+  /** Metrics, readiness and the drain of answers in progress (GET /healthz, /readyz, /metrics). */
+  ops: ServiceOps;
 }
 
 function registerJsonParser(app: FastifyInstance): void {
@@ -102,7 +110,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const storeUrl = options.storeUrl ?? DEFAULTS.storeUrl;
   const db = openServiceDb(storeUrl);
-  const knowledge =
+  const built =
     options.knowledge ??
     (await knowledgeOrClose(db, () =>
       createDefaultKnowledge({
@@ -112,8 +120,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         llm: options.llm,
       }),
     ));
+  const metrics = options.metrics ?? createServiceMetrics();
+  const knowledge = observeKnowledge(built, metrics);
   const repo = new Repository(db);
-  const ingestor = new Ingestor(repo, knowledge, now, logger);
+  const ingestor = new Ingestor(repo, knowledge, now, logger, metrics.ingestion);
   const closing = new AbortController();
   let faults: FaultOptions = { ...(options.faults ?? {}) };
   const limiter = new SlidingWindowLimiter(now, db);
@@ -144,7 +154,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const allowedMethods = collectRoutes(app);
   await app.register(multipart, { limits: { fileSize: maxUploadBytes, files: 1 } });
   app.decorateRequest('owner', '');
+  const ops = registerServiceOps(app, {
+    metrics,
+    checkStore: async () => db.prepare('SELECT 1').get(),
+  });
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return;
     request.owner = keys.authenticate(request.headers.authorization);
   });
   // Only the upload takes a form: elsewhere a multipart body would pass as no body at all.
@@ -215,6 +230,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     host,
     store: serviceDbLocation(storeUrl).display,
     app,
+    ops,
     setFaults(next) {
       faults = { ...next };
     },

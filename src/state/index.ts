@@ -12,6 +12,7 @@ import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
 import { KeyvBindingMap, KeyvReplyLinkMap, KeyvSessionMap } from './maps.js';
+import { LocalRateBudget, RedisRateBudget } from './rate-budget.js';
 import { RedisThreadLocks } from './redis-locks.js';
 import { KeyvSourceIndex, KeyvSourceRegistry, RedisSourceIndex } from './sources.js';
 import type { StateStore } from './types.js';
@@ -19,6 +20,7 @@ import type { StateStore } from './types.js';
 export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
+export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
@@ -55,6 +57,8 @@ export interface StateOptions {
 
 export interface State extends StateStore {
   readonly kind: StoreKind;
+  /** Resolves when the store answers a trivial request now (readiness checks). */
+  ping(): Promise<void>;
   /** The store URL with any password masked, for logs. */
   readonly displayUrl: string;
 }
@@ -121,12 +125,17 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     return {
       kind: store.kind,
       displayUrl: store.displayUrl,
+      async ping() {
+        if (redis) await redis.ping();
+        else await space('__probe').get('probe');
+      },
       sessions: new KeyvSessionMap(space('sessions'), now),
       bindings: new KeyvBindingMap(space('bindings')),
       sources,
       dedup,
       locks,
       replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
+      rateBudget: redis ? new RedisRateBudget(redis, prefix) : new LocalRateBudget(now),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

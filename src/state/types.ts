@@ -100,6 +100,9 @@ export interface ThreadLocks {
   run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
+export type { BucketShape, RateBudget } from './rate-budget.js';
+import type { RateBudget } from './rate-budget.js';
+
 export interface StateStore {
   readonly sessions: SessionMap;
   readonly bindings: BindingMap;
@@ -107,5 +110,7 @@ export interface StateStore {
   readonly dedup: Dedup;
   readonly locks: ThreadLocks;
   readonly replyLinks: ReplyLinkMap;
+  /** Platform API budgets: shared by every replica on Redis, this process's own otherwise. */
+  readonly rateBudget: RateBudget;
   close(): Promise<void>;
 }

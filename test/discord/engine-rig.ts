@@ -8,7 +8,7 @@ import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
-import { openState } from '../../src/state/index.js';
+import { openState, type State } from '../../src/state/index.js';
 import { startRig, type Rig } from './helpers.js';
 
 export interface AnswerScript {
@@ -32,7 +32,7 @@ export interface EngineRig extends Rig {
   answerFor?: (query: string) => AnswerScript | undefined;
 }
 
-const API_KEY = 'discord-test-key';
+export const API_KEY = 'discord-test-key';
 
 export async function startEngineRig(
   options: {
@@ -40,6 +40,10 @@ export async function startEngineRig(
     maxUploadBytes?: number;
     rateLimit?: [number, number];
     admins?: string[];
+    /** The state store (default memory://); replicas pass stores on one Redis. */
+    state?: State;
+    /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
+    sharedBudget?: boolean;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -72,7 +76,7 @@ export async function startEngineRig(
     pacer: (index) => holder.pacer(index),
   });
   const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
-  const state = await openState('memory://');
+  const state = options.state ?? (await openState('memory://'));
   const conversation = createConversation({ client, state });
   const rig = await startRig(conversation, {
     client,
@@ -80,6 +84,7 @@ export async function startEngineRig(
     minUpdateMs: options.minUpdateMs,
     maxUploadBytes: options.maxUploadBytes,
     admins: options.admins,
+    ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

@@ -14,6 +14,7 @@ import { threadKey } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { openState, type State } from '../../src/state/index.js';
+import type { RateBudget } from '../../src/state/types.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { user } from './fake/payloads.js';
 
@@ -80,6 +81,8 @@ export async function startRig(
     messageContent?: MessageContentMode;
     admins?: string[];
     logger?: Logger;
+    /** Paces REST calls by this budget (the state store's in production). */
+    rateBudget?: RateBudget;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -101,6 +104,7 @@ export async function startRig(
         options.logger ??
         (process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger),
       minUpdateMs: options.minUpdateMs ?? 50,
+      ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
     },
   );
   await adapter.start();

@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type { Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/types.js';
+import type { RateBudget, StateStore } from '../../src/state/types.js';
 import {
   createSlackAdapter,
   type AdminRunner,
@@ -32,6 +32,10 @@ export interface HarnessOptions {
   admin?: AdminRunner;
   admins?: string[];
   fake?: FakeSlackOptions;
+  /** A fake already running (a second replica of the app on the same workspace). */
+  slack?: FakeSlack;
+  /** Where the per-method budgets live (the state store's in `chatbridge start`). */
+  rateBudget?: RateBudget;
   maxUploadBytes?: number;
   methodLimits?: Record<string, number>;
   methodWindowMs?: number;
@@ -50,7 +54,7 @@ export class Harness {
   ) {}
 
   static async start(options: HarnessOptions): Promise<Harness> {
-    const fake = await new FakeSlack(options.fake).start();
+    const fake = options.slack ?? (await new FakeSlack(options.fake).start());
     fake.workspace.users.set(ALICE, {
       id: ALICE,
       name: 'alice',
@@ -79,6 +83,7 @@ export class Harness {
         ...(options.now ? { now: options.now } : {}),
         ...(options.methodWindowMs ? { methodWindowMs: options.methodWindowMs } : {}),
         ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
+        ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       },
     );
     await adapter.start();

@@ -36,8 +36,11 @@ describe('Slack in Socket Mode', () => {
       await fake.close();
       await state.close();
     };
+    expect(adapter.notReady?.()).toBe('not started yet');
     await adapter.start();
     await fake.connected();
+    // GET /readyz follows the socket: connected now.
+    expect(adapter.notReady?.()).toBeUndefined();
     const open = fake.callsOf('apps.connections.open')[0]!;
     expect(open.authorization).toBe(`Bearer ${APP_TOKEN}`);
     const event = mention('over the socket');

@@ -1,5 +1,6 @@
 // A minimal in-memory StateStore for engine tests: maps, and per-thread FIFO locks as promise
 // chains (the real stores are tested in test/state).
+import { LocalRateBudget } from '../../../src/state/rate-budget.js';
 import type {
   LinkedThread,
   SessionRef,
@@ -63,6 +64,7 @@ export function memoryState() {
       },
     },
     dedup: { claim: async () => true },
+    rateBudget: new LocalRateBudget(),
     locks,
     replyLinks: {
       get: async (k) => replyLinks.get(k),

@@ -17,6 +17,7 @@ import {
   type FakeUser,
 } from './payloads.js';
 import { interactionRoutes, type InteractionRecord } from './interactions.js';
+import type { DiscordLimits } from './limits.js';
 import { createMessage, editMessage, startThread, tooManyRequests } from './messages.js';
 
 export { tooManyRequests };
@@ -77,6 +78,8 @@ export class FakeDiscord extends EventEmitter {
   readonly interactions = new Map<string, InteractionRecord>();
   readonly gateway: FakeGateway;
   rateLimiter: RateLimiter | undefined;
+  /** Discord's own limits (50/s global, 5 per 5 s per channel for posts, edits, typing). */
+  limits: DiscordLimits | undefined;
   threadFailure: ThreadFailure;
   /** Channels where the bot lacks Send Messages: posting there answers 403. */
   readonly refusePosts = new Set<string>();
@@ -303,9 +306,22 @@ export class FakeDiscord extends EventEmitter {
     }
     const retryAfterMs = this.rateLimiter?.(request);
     if (retryAfterMs !== undefined) return tooManyRequests(request, retryAfterMs);
+    const verdict = openRoute ? undefined : this.limits?.admit(request);
+    if (verdict?.retryAfterMs !== undefined) {
+      const refused = tooManyRequests(request, verdict.retryAfterMs);
+      const body = refused.body as Record<string, unknown>;
+      return {
+        ...refused,
+        headers: { ...refused.headers, ...verdict.headers },
+        body: { ...body, global: verdict.global },
+      };
+    }
     for (const [method, regex, handler] of this.routes) {
       const match = regex.exec(request.path);
-      if (method === request.method && match) return handler(request, match.slice(1), req);
+      if (method === request.method && match) {
+        const reply = await handler(request, match.slice(1), req);
+        return verdict ? { ...reply, headers: { ...reply.headers, ...verdict.headers } } : reply;
+      }
     }
     return {
       status: 404,

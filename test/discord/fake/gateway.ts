@@ -65,9 +65,16 @@ export class FakeGateway {
       ws.close(refusal.code, refusal.reason);
       return;
     }
+    // READY and the guilds go to this connection only: another one (a second replica of the
+    // bot) is already set up and must not be told again.
+    const hello = [
+      { t: 'READY', d: this.hooks.ready() },
+      ...this.hooks.guilds().map((guild) => ({ t: 'GUILD_CREATE', d: guild })),
+    ];
+    for (const { t, d } of hello) {
+      this.send(ws, { op: 0, s: ++this.seq, t, d });
+    }
     this.sockets.add(ws);
-    this.dispatch('READY', this.hooks.ready());
-    for (const guild of this.hooks.guilds()) this.dispatch('GUILD_CREATE', guild);
     this.flushPending();
   }
 

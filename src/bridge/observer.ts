@@ -1,0 +1,71 @@
+// What the engine and the adapters report as they work, for metrics (src/ops implements it with
+// prom-client). Labels are closed sets: platform names, outcomes, API method names, never
+// user text, ids or secrets. Every method is optional; the default observer ignores everything.
+import type { Notice, ReplyTarget } from './types.js';
+
+/** How an answer ended, from the user's side. */
+export type AnswerOutcome =
+  | 'answered'
+  | 'rate_limited'
+  | 'service_error'
+  | 'timed_out'
+  | 'cut_off'
+  | 'not_configured'
+  | 'error';
+
+/** How one platform API call went. */
+export type PlatformCallOutcome = 'ok' | 'rate_limited' | 'error';
+
+export interface BridgeObserver {
+  /** An answer reached its final state `durationMs` after its message reached the engine. */
+  answerFinished?(platform: string, outcome: AnswerOutcome, durationMs: number): void;
+  /** The first words of an answer became visible `ms` after its message reached the engine. */
+  firstWords?(platform: string, ms: number): void;
+  /** One platform API call; `method` is the API's own name (chat.update, PATCH /channels/:id/…). */
+  platformCall?(platform: string, method: string, outcome: PlatformCallOutcome): void;
+  /** An event was delivered again (retry, replica, reconnect) and was not answered twice. */
+  duplicateEvent?(platform: string): void;
+}
+
+export const silentObserver: BridgeObserver = {};
+
+/** The outcome an answer's final notice stands for. */
+export function outcomeOf(notice: Notice | undefined): AnswerOutcome {
+  switch (notice?.kind) {
+    case undefined:
+      return 'answered';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'unavailable':
+      return 'service_error';
+    case 'timeout':
+      return 'timed_out';
+    case 'cut_off':
+    case 'incomplete':
+      return 'cut_off';
+    case 'not_configured':
+      return 'not_configured';
+    default:
+      return 'error';
+  }
+}
+
+/** Calls `onFirst` when the target's first message opens (the first words are visible). */
+export function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
+  let seen = false;
+  return {
+    get limits() {
+      return target.limits;
+    },
+    showWorking: () => target.showWorking(),
+    stopWorking: () => target.stopWorking(),
+    async openMessage(text) {
+      const message = await target.openMessage(text);
+      if (!seen) {
+        seen = true;
+        onFirst();
+      }
+      return message;
+    },
+  };
+}

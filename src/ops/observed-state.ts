@@ -1,0 +1,20 @@
+// The state store with de-duplication hits reported: a claim that loses is an event delivered
+// again (a Slack retry, the other replica, a gateway replay). The platform is the key's first
+// segment ("slack:event:…", "discord:message:…"), a closed set; the rest of the key is never used.
+import type { BridgeObserver } from '../bridge/observer.js';
+import type { StateStore } from '../state/types.js';
+
+export function observeDedup<S extends StateStore>(state: S, observer: BridgeObserver): S {
+  const dedup = state.dedup;
+  const observed = {
+    async claim(key: string, ttlMs: number) {
+      const won = await dedup.claim(key, ttlMs);
+      if (!won) observer.duplicateEvent?.(key.slice(0, Math.max(0, key.indexOf(':'))) || 'other');
+      return won;
+    },
+  };
+  return new Proxy(state, {
+    get: (target, property, receiver) =>
+      property === 'dedup' ? observed : (Reflect.get(target, property, receiver) as unknown),
+  });
+}

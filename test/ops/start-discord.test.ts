@@ -1,0 +1,143 @@
+// `chatbridge start` with Discord only, as a team runs it: GET /healthz, /readyz and /metrics on
+// PORT, and SIGTERM (here: the abort signal) turning readiness false first, then ending an
+// answer still streaming with a notice within the drain time.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/service/index.js';
+import { start } from '../../src/start.js';
+import { FakeDiscord, TOKEN } from '../discord/fake/discord.js';
+import { user } from '../discord/fake/payloads.js';
+import type { FakeMessage } from '../discord/fake/payloads.js';
+import { API_KEY, scriptedService } from './scripted-service.js';
+
+const alice = user('100000000000000001', 'alice');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function get(port: number, path: string) {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  const text = await response.text();
+  return { status: response.status, text, type: response.headers.get('content-type') ?? '' };
+}
+
+describe('chatbridge start (Discord only): health, readiness, metrics, graceful stop', () => {
+  it('serves the three endpoints on PORT and ends a streaming answer with a notice on stop', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(async () => release());
+    const service = await scriptedService(hold);
+    cleanups.push(() => service.close());
+    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+    const chatbot = await client.createChatbot({ name: 'Ops', rate_limit: [100, 1] });
+    await client.close();
+    const fake = await new FakeDiscord().start();
+    cleanups.push(() => fake.close());
+
+    const stop = new AbortController();
+    let port!: number;
+    const listening = new Promise<void>((resolve) => {
+      const running = start({
+        env: {
+          DISCORD_TOKEN: TOKEN,
+          DISCORD_API_URL: fake.apiUrl,
+          CHATBRIDGE_SERVICE_URL: service.url,
+          CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_CHATBOT: chatbot.uuid,
+          CHATBRIDGE_STORE: 'memory://',
+          CHATBRIDGE_DRAIN_MS: '100',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: (p) => {
+          port = p;
+          resolve();
+        },
+      });
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    await listening;
+    // Discord connects after the port opens: the gateway's identify tells us it is on its way.
+    const health = await get(port, '/healthz');
+    expect(health).toMatchObject({ status: 200 });
+    expect(JSON.parse(health.text)).toEqual({ status: 'ok' });
+    await fake.waitFor('identify', () => true);
+    let ready = await get(port, '/readyz');
+    for (let i = 0; ready.status !== 200 && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await get(port, '/readyz');
+    }
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', service: 'ok', 'platform:discord': 'ok' },
+    });
+
+    // One whole answer, then the metrics show it, by platform and outcome only.
+    // The answer's message in the thread opened on the question, once it shows `text`.
+    const finalOf = (asked: FakeMessage, text: string) =>
+      new Promise<FakeMessage>((resolve) => {
+        const check = () => {
+          const found = fake.botMessages(asked.id).find((m) => m.content.includes(text));
+          if (!found) return;
+          fake.off('message', check);
+          fake.off('edit', check);
+          resolve(found);
+        };
+        fake.on('message', check);
+        fake.on('edit', check);
+        check();
+      });
+    const first = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> refunds?`, {
+      mentions: [fake.bot],
+    });
+    await finalOf(first, 'Refunds take five days.');
+    let scraped: Awaited<ReturnType<typeof get>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      scraped = await get(port, '/metrics');
+      if (
+        scraped.text.includes('chatbridge_answers_total{platform="discord",outcome="answered"} 1')
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(scraped!.type).toContain('text/plain');
+    const metrics = scraped!.text;
+    expect(metrics).toContain('chatbridge_answers_total{platform="discord",outcome="answered"} 1');
+    expect(metrics).toContain('chatbridge_first_words_seconds_count{platform="discord"} 1');
+    expect(metrics).toMatch(
+      /chatbridge_service_calls_total\{endpoint="streamMessage",code="ok"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /chatbridge_platform_api_calls_total\{platform="discord",method="POST \/channels\/:id\/messages",outcome="ok"\} \d+/,
+    );
+    expect(metrics).toContain('process_cpu_seconds_total');
+    // No user text, user ids or channel ids in any label.
+    expect(metrics).not.toContain('refunds');
+    expect(metrics).not.toContain(alice.id);
+    expect(metrics).not.toContain(fake.textChannel.id);
+
+    // A slow answer is streaming when the stop comes.
+    const slow = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> slow one`, {
+      mentions: [fake.bot],
+    });
+    await fake.waitFor<FakeMessage>(
+      'message',
+      (m) => m.channel_id === slow.id && m.author.id === fake.bot.id,
+      fake.botMessages(slow.id),
+    );
+    stop.abort();
+    const stopping = await get(port, '/readyz');
+    expect(stopping.status).toBe(503);
+    expect(JSON.parse(stopping.text).checks.shutdown).toBe('shutting down');
+    const notice = await finalOf(slow, 'the bridge is restarting');
+    expect(notice.content).toContain('Working on it');
+  });
+});

@@ -1,0 +1,153 @@
+// `chatbridge start` with Slack. HTTP mode: /healthz, /readyz and /metrics are served on the
+// same PORT as /slack/events (one port to expose), Slack requests are still verified, and a stop
+// turns readiness false, then ends an answer still streaming with the restart notice. Socket Mode:
+// the same paths on PORT, served by a small server of their own, ready once the socket is up.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/service/index.js';
+import { start } from '../../src/start.js';
+import { APP_TOKEN, BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
+import { mention, sign, SIGNING_SECRET } from '../slack/harness.js';
+import { API_KEY, scriptedService } from './scripted-service.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('chatbridge start with Slack: health, readiness, metrics, graceful stop', () => {
+  it('answers /healthz, /readyz, /metrics beside /slack/events, and stops gracefully', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(async () => release());
+    const service = await scriptedService(hold);
+    cleanups.push(() => service.close());
+    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+    const chatbot = await client.createChatbot({ name: 'Ops', rate_limit: [100, 1] });
+    await client.close();
+    const fake = await new FakeSlack().start();
+    cleanups.push(() => fake.close());
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve, reject) => {
+      const running = start({
+        env: {
+          SLACK_BOT_TOKEN: BOT_TOKEN,
+          SLACK_SIGNING_SECRET: SIGNING_SECRET,
+          SLACK_API_URL: fake.apiUrl,
+          CHATBRIDGE_SERVICE_URL: service.url,
+          CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_CHATBOT: chatbot.uuid,
+          CHATBRIDGE_STORE: 'memory://',
+          CHATBRIDGE_DRAIN_MS: '100',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: resolve,
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', service: 'ok', 'platform:slack': 'ok' },
+    });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('# TYPE chatbridge_answers_total counter');
+    expect(metrics).toContain('chatbridge_threads_waiting 0');
+    // The events endpoint is the receiver's as before: an unsigned request is refused.
+    const unsigned = await fetch(`${base}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(unsigned.status).toBe(401);
+
+    // A slow answer is streaming when the stop comes.
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: TEAM,
+      api_app_id: 'A1',
+      event_id: 'EvSlow',
+      event_time: Math.floor(Date.now() / 1000),
+      event: mention('slow one'),
+    });
+    const posted = await fetch(`${base}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(body) },
+      body,
+    });
+    expect(posted.status).toBe(200);
+    const opened = await fake.waitForCall(
+      (call) =>
+        ['chat.startStream', 'chat.postMessage'].includes(call.method) && call.reply?.ok === true,
+    );
+    stop.abort();
+    const stopping = await fetch(`${base}/readyz`);
+    expect(stopping.status).toBe(503);
+    const ts = String((opened.reply as { ts?: string }).ts);
+    // The final call keeps the words shown and adds the notice (a context block).
+    const final = await fake.waitForCall(
+      (call) =>
+        ['chat.stopStream', 'chat.update'].includes(call.method) &&
+        call.args.ts === ts &&
+        JSON.stringify(call.args).includes('the bridge is restarting'),
+    );
+    expect(final.status).toBe(200);
+    expect(fake.workspace.visibleText(ts)).toContain('Working on it');
+  });
+
+  it('in Socket Mode serves the three paths on a port of its own, ready once connected', async () => {
+    const service = await scriptedService(Promise.resolve());
+    cleanups.push(() => service.close());
+    const fake = await new FakeSlack().start();
+    cleanups.push(() => fake.close());
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve, reject) => {
+      const running = start({
+        env: {
+          SLACK_BOT_TOKEN: BOT_TOKEN,
+          SLACK_APP_TOKEN: APP_TOKEN,
+          SLACK_API_URL: fake.apiUrl,
+          CHATBRIDGE_SERVICE_URL: service.url,
+          CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_STORE: 'memory://',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: resolve,
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await fake.connected();
+    let ready = await fetch(`${base}/readyz`);
+    for (let i = 0; ready.status !== 200 && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await fetch(`${base}/readyz`);
+    }
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', service: 'ok', 'platform:slack': 'ok' },
+    });
+    expect((await fetch(`${base}/metrics`)).status).toBe(200);
+    // Only the ops paths live here: Slack's events come over the socket.
+    expect((await fetch(`${base}/slack/events`, { method: 'POST' })).status).toBe(404);
+  });
+});
