@@ -1,0 +1,189 @@
+// Worker threads that run the file converters which a hostile file can blow up (PDF, .docx,
+// HTML, CSV, JSON), so that neither its memory nor its time is the service's: each worker has
+// a V8 heap limit (resourceLimits), each file a wall-clock limit after which its worker is
+// terminated and replaced, and the converters stop at the text limit. A worker that dies fails
+// only its own file. Workers are created on first use, kept for the next file, and hold the
+// process open only while they work.
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ExtractJob, ExtractReply } from './extract-worker.js';
+import type { ExtractedText, FileKind } from './extract.js';
+import { ExtractionLimitError } from './types.js';
+
+export interface ExtractionPoolOptions {
+  /** Worker threads at most. Default: the machine's parallelism, from 1 to 4. */
+  workers?: number;
+  /** Wall-clock time one file may take; its worker is then terminated. Default 20 000 ms. */
+  timeoutMs?: number;
+  /** V8 heap (old generation) of each worker, in MB. Default 512. */
+  memoryMb?: number;
+  /** Told when a file is handed to a worker (tests wait for it). */
+  onJobStart?: (job: { kind: FileKind; bytes: number }) => void;
+}
+
+export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const;
+
+interface Job {
+  kind: FileKind;
+  bytes: Uint8Array;
+  maxTextBytes: number;
+  resolve: (text: ExtractedText) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  running?: Job & { id: number; timer: NodeJS.Timeout };
+}
+
+/**
+ * How to start a worker: the compiled extract-worker.js next to this file; or, when running from
+ * the TypeScript sources (vitest, tsx — both dev setups, where tsx is installed), the .ts entry
+ * through tsx's require hook (Node 20 applies no ESM loader hooks inside a worker thread).
+ */
+function workerEntry(): { code: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) {
+    return { code: new URL('./extract-worker.js', import.meta.url), eval: false };
+  }
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs/api');
+  const entry = fileURLToPath(new URL('./extract-worker.ts', import.meta.url));
+  return {
+    code: `require(${JSON.stringify(tsx)}).require(${JSON.stringify(entry)}, __filename);`,
+    eval: true,
+  };
+}
+
+export class ExtractionPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly workers: number;
+  private readonly timeoutMs: number;
+  private readonly memoryMb: number;
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly options: ExtractionPoolOptions = {}) {
+    this.workers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
+    this.timeoutMs = options.timeoutMs ?? EXTRACTION_DEFAULTS.timeoutMs;
+    this.memoryMb = options.memoryMb ?? EXTRACTION_DEFAULTS.memoryMb;
+  }
+
+  /** Converts a file in a worker; the signature of extract.ts's convertFile. */
+  readonly convert = (
+    kind: FileKind,
+    bytes: Uint8Array,
+    maxTextBytes: number,
+  ): Promise<ExtractedText> => {
+    if (this.closed) return Promise.reject(new Error('text extraction has been closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind, bytes, maxTextBytes, resolve, reject });
+      this.dispatch();
+    });
+  };
+
+  /** Workers alive now (idle or busy). */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.running === undefined);
+      if (slot === undefined) {
+        if (this.slots.length >= this.workers) return;
+        try {
+          slot = this.spawn();
+        } catch (error) {
+          this.queue.shift()?.reject(error as Error);
+          continue;
+        }
+      }
+      this.start(slot, this.queue.shift() as Job);
+    }
+  }
+
+  private spawn(): Slot {
+    const entry = workerEntry();
+    const worker = new Worker(entry.code, {
+      eval: entry.eval,
+      execArgv: entry.eval ? [] : undefined,
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb },
+    });
+    const slot: Slot = { worker };
+    worker.unref();
+    worker.on('message', (reply: ExtractReply) => this.settle(slot, reply));
+    worker.on('error', (error: Error & { code?: string }) =>
+      this.retire(
+        slot,
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ExtractionLimitError(`extraction needed more than ${this.memoryMb} MB of memory`)
+          : new Error(`extraction failed: ${error.message}`),
+      ),
+    );
+    worker.on('exit', () => this.retire(slot, new Error('extraction failed: the worker stopped')));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    const id = ++this.nextId;
+    const timer = setTimeout(
+      () =>
+        this.retire(
+          slot,
+          new ExtractionLimitError(`extraction took longer than ${this.timeoutMs / 1000} s`),
+        ),
+      this.timeoutMs,
+    );
+    slot.running = { ...job, id, timer };
+    slot.worker.ref();
+    // A copy goes over (transferred): the caller keeps its bytes.
+    const bytes = new Uint8Array(job.bytes);
+    const message: ExtractJob = { id, kind: job.kind, bytes, maxTextBytes: job.maxTextBytes };
+    slot.worker.postMessage(message, [bytes.buffer]);
+    this.options.onJobStart?.({ kind: job.kind, bytes: bytes.byteLength });
+  }
+
+  private settle(slot: Slot, reply: ExtractReply): void {
+    const job = slot.running;
+    if (job === undefined || job.id !== reply.id) return;
+    clearTimeout(job.timer);
+    slot.running = undefined;
+    slot.worker.unref();
+    if (reply.ok) {
+      job.resolve(
+        reply.title === undefined ? { text: reply.text } : { text: reply.text, title: reply.title },
+      );
+    } else {
+      job.reject(reply.limit ? new ExtractionLimitError(reply.message) : new Error(reply.message));
+    }
+    this.dispatch();
+  }
+
+  /** Ends a worker (timed out, out of memory, crashed): its file fails, the next gets a new one. */
+  private retire(slot: Slot, reason: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index === -1) return;
+    this.slots.splice(index, 1);
+    const job = slot.running;
+    slot.running = undefined;
+    if (job !== undefined) {
+      clearTimeout(job.timer);
+      job.reject(reason);
+    }
+    void slot.worker.terminate();
+    if (!this.closed) this.dispatch();
+  }
+
+  /** Fails the files still waiting or running and terminates every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const reason = new Error('text extraction has been closed');
+    for (const job of this.queue.splice(0)) job.reject(reason);
+    const workers = this.slots.map((slot) => slot.worker);
+    for (const slot of [...this.slots]) this.retire(slot, reason);
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
