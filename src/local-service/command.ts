@@ -21,6 +21,9 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
   --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
   --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
+  --extract-timeout-ms N   time one file's text extraction may take (default     CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS
+                           20000); past it the file is refused
+  --extract-memory-mb N    heap of each text-extraction worker (default 512)     CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB
   --max-indexed-chunks N   chunks kept in memory by the search indexes of all    CHATBRIDGE_SERVICE_MAX_INDEXED_CHUNKS
                            chatbots (default 200000, about 180 MB per 100000)
   --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
@@ -40,6 +43,8 @@ const FLAGS = {
   'refuse-private-urls': { type: 'boolean' },
   'max-upload-bytes': { type: 'string' },
   'max-indexed-chunks': { type: 'string' },
+  'extract-timeout-ms': { type: 'string' },
+  'extract-memory-mb': { type: 'string' },
   'fault-first-byte-delay-ms': { type: 'string' },
   'fault-status': { type: 'string' },
   'fault-cut-after': { type: 'string' },
@@ -149,6 +154,21 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
       1,
       MAX_INDEXED_CHUNKS_LIMIT,
     ),
+    extraction: {
+      timeoutMs: numberOption(
+        'extract-timeout-ms',
+        'CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS',
+        100,
+        LLM_TIMEOUT_MAX_MS,
+      ),
+      // Below 16 MB a worker cannot even load the PDF reader.
+      memoryMb: numberOption(
+        'extract-memory-mb',
+        'CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB',
+        16,
+        65_536,
+      ),
+    },
     llm:
       llmUrl === undefined
         ? undefined

@@ -8,10 +8,12 @@ import {
   citedIn,
   composeAnswer,
   createKnowledgeIndex,
+  ExtractionPool,
   extractText,
   fetchUrlText,
   splitIntoPieces,
   streamLlmAnswer,
+  type ExtractionPoolOptions,
 } from './knowledge/index.js';
 import type { LlmOptions } from './options.js';
 import { fromArray } from './pieces.js';
@@ -23,6 +25,10 @@ export interface DefaultKnowledgeOptions {
   llm?: LlmOptions;
   /** Bound on the chunks held in memory by the search indexes (see search-index.ts). */
   maxIndexedChunks?: number;
+  /** Worker threads and limits of text extraction (see knowledge/extract-pool.ts). */
+  extraction?: ExtractionPoolOptions;
+  /** Most text taken from one file or page (see textLimitFor in knowledge/extract.ts). */
+  maxTextBytes?: number;
   logger?: Logger;
 }
 
@@ -44,10 +50,13 @@ export async function createDefaultKnowledge(
     maxIndexedChunks: options.maxIndexedChunks,
     logger: options.logger,
   });
+  // Uploads and fetched pages are converted in the same worker threads, with the same limits.
+  const pool = new ExtractionPool(options.extraction);
+  const extract = { convert: pool.convert, maxTextBytes: options.maxTextBytes };
   return {
     index,
     async extractText(fileName, bytes, contentType) {
-      return (await extractText({ fileName, bytes, contentType })).text;
+      return (await extractText({ fileName, bytes, contentType }, extract)).text;
     },
     async fetchUrl(url, signal) {
       const page = await untilAborted(
@@ -55,6 +64,7 @@ export async function createDefaultKnowledge(
           refusePrivate: options.refusePrivateUrls,
           maxBytes: options.maxFetchBytes,
           timeoutMs: options.fetchTimeoutMs,
+          extract,
         }),
         signal,
       );
@@ -97,6 +107,9 @@ export async function createDefaultKnowledge(
         citations: () => composed.citeData,
       };
     },
-    close: () => index.close(),
+    async close() {
+      await pool.close();
+      await index.close();
+    },
   };
 }

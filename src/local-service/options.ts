@@ -1,6 +1,7 @@
 // What a local service can be told at start, with the defaults that apply when it is not.
 import type { Logger } from '../log.js';
 import type { KnowledgePort } from './knowledge-port.js';
+import type { ExtractionPoolOptions } from './knowledge/extract-pool.js';
 
 /** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */
 export interface FaultOptions {
@@ -59,6 +60,12 @@ export interface LocalServiceOptions {
    * wait for a rebuild. Never delays start or requests; close() cancels it. Default true.
    */
   warmIndexes?: boolean;
+  /**
+   * Text extraction of uploads and fetched pages: worker threads, each file's time limit
+   * (default 20 s) and each worker's heap (default 512 MB). maxTextBytes bounds the text of
+   * one file (at most 20 times its size); default the larger of maxUploadBytes and maxFetchBytes.
+   */
+  extraction?: ExtractionPoolOptions & { maxTextBytes?: number };
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;

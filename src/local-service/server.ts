@@ -121,6 +121,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
         llm: options.llm,
         maxIndexedChunks: options.maxIndexedChunks,
+        extraction: options.extraction,
+        maxTextBytes:
+          options.extraction?.maxTextBytes ??
+          Math.max(maxUploadBytes, options.maxFetchBytes ?? DEFAULTS.maxFetchBytes),
         logger,
       }),
     ));
