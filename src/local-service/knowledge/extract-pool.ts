@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ExtractJob, ExtractReply } from './extract-worker.js';
+import type { ExtractJob, ExtractReply, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
 
@@ -35,7 +35,9 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  running?: Job & { id: number; timer: NodeJS.Timeout };
+  /** Set once the worker has loaded its converters: the job's clock starts then. */
+  ready: boolean;
+  running?: Job & { id: number; timer?: NodeJS.Timeout };
 }
 
 /**
@@ -111,9 +113,13 @@ export class ExtractionPool {
       execArgv: entry.eval ? [] : undefined,
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb },
     });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, ready: false };
     worker.unref();
-    worker.on('message', (reply: ExtractReply) => this.settle(slot, reply));
+    worker.on('message', (message: WorkerMessage) => {
+      if (message !== 'ready') return this.settle(slot, message);
+      slot.ready = true;
+      if (slot.running !== undefined) this.send(slot);
+    });
     worker.on('error', (error: Error & { code?: string }) =>
       this.retire(
         slot,
@@ -128,8 +134,15 @@ export class ExtractionPool {
   }
 
   private start(slot: Slot, job: Job): void {
-    const id = ++this.nextId;
-    const timer = setTimeout(
+    slot.running = { ...job, id: ++this.nextId };
+    slot.worker.ref();
+    if (slot.ready) this.send(slot);
+  }
+
+  /** Hands the slot's job to its (ready) worker and starts the job's clock. */
+  private send(slot: Slot): void {
+    const job = slot.running as NonNullable<Slot['running']>;
+    job.timer = setTimeout(
       () =>
         this.retire(
           slot,
@@ -137,11 +150,14 @@ export class ExtractionPool {
         ),
       this.timeoutMs,
     );
-    slot.running = { ...job, id, timer };
-    slot.worker.ref();
     // A copy goes over (transferred): the caller keeps its bytes.
     const bytes = new Uint8Array(job.bytes);
-    const message: ExtractJob = { id, kind: job.kind, bytes, maxTextBytes: job.maxTextBytes };
+    const message: ExtractJob = {
+      id: job.id,
+      kind: job.kind,
+      bytes,
+      maxTextBytes: job.maxTextBytes,
+    };
     slot.worker.postMessage(message, [bytes.buffer]);
     this.options.onJobStart?.({ kind: job.kind, bytes: bytes.byteLength });
   }

@@ -120,6 +120,11 @@ export async function convertFile(
 
 export type Converter = typeof convertFile;
 
+/** Loads the PDF and .docx readers (a worker does so before its first file's clock starts). */
+export async function loadConverters(): Promise<void> {
+  await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('mammoth')]);
+}
+
 export interface ExtractOptions {
   /** Most text taken from any one file (see textLimitFor). Default 10 MiB. */
   maxTextBytes?: number;

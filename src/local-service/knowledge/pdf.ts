@@ -40,10 +40,9 @@ export async function pdfToText(
           text += piece.str + (piece.hasEOL ? '\n' : '');
           size += Buffer.byteLength(piece.str) + 1;
         }
-        if (size > maxTextBytes) {
-          await reader.cancel('text limit reached').catch(() => undefined);
-          throw ExtractionLimitError.textTooLong(maxTextBytes);
-        }
+        // Not reader.cancel(): pdfjs would go on enqueueing into the closed stream and throw
+        // uncaught; destroying the document (below) stops its work cleanly.
+        if (size > maxTextBytes) throw ExtractionLimitError.textTooLong(maxTextBytes);
       }
       pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
       page.cleanup();
