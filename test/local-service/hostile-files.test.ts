@@ -1,5 +1,5 @@
-// Hostile uploads and pages against the running service: a .docx bomb, a PDF whose content
-// inflates to hundreds of MB, an HTML table that takes html-to-text minutes. Each is refused
+// Hostile uploads and pages against the running service: .docx bombs, PDFs whose content
+// inflates to hundreds of MB, HTML that expands to megabytes of text. Each is refused
 // with a clear 4xx naming `file` (or, for a URL, the source ends in error with the reason),
 // the service stays up, and other requests are answered at once while a bomb is being read.
 import { EventEmitter, once } from 'node:events';
@@ -16,16 +16,16 @@ let h: Harness;
 /** A time limit long enough for the text cap to act first. */
 let roomy: Harness;
 let site: Site;
-let table: Uint8Array;
+let slowPdf: Uint8Array;
 beforeAll(async () => {
   h = await startHarness({
     extraction: { timeoutMs: TIMEOUT_MS, onJobStart: (job) => jobs.emit('start', job) },
   });
   roomy = await startHarness({ extraction: { timeoutMs: 60_000, maxTextBytes: 2 * MiB } });
-  table = htmlTableBomb(200, 5000);
+  slowPdf = await pdfBomb(500, 'blank');
   site = await startSite({
-    '/table': (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.from(table));
+    '/slow.pdf': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from(slowPdf));
     },
   });
 });
@@ -70,7 +70,7 @@ describe('hostile files', () => {
 
   it('a PDF inflating to 500 MB of nothing: others are answered meanwhile, then 422 at the time limit', async () => {
     const bot = await h.client.createChatbot({ name: 'PDF bomb' });
-    const bomb = await pdfBomb(500, 'blank');
+    const bomb = slowPdf;
     expect(bomb.byteLength).toBeLessThan(1_000_000);
     const started = once(jobs, 'start');
     let answered = false;
@@ -109,15 +109,28 @@ describe('hostile files', () => {
     );
   });
 
-  it('a URL serving 11 kB of slow HTML table: the source ends in error with the reason', async () => {
+  it('60 kB of HTML table padded to 10 MB of text: 422 naming file', async () => {
+    const bot = await h.client.createChatbot({ name: 'HTML bomb' });
+    const bomb = htmlTableBomb(2000, 5000);
+    const res = await upload(bot.uuid, 'table.html', bomb);
+    expect(res.status).toBe(422);
+    expect(res.json.error).toEqual({
+      code: 'extraction_limit',
+      field: 'file',
+      // 20 times the file's size.
+      message: `file: refused: "table.html": the extracted text would exceed ${20 * bomb.byteLength} bytes`,
+    });
+  });
+
+  it('a URL serving a slow PDF: the source ends in error with the reason', async () => {
     const bot = await h.client.createChatbot({ name: 'Slow page' });
-    const url = `${site.url}/table`;
+    const url = `${site.url}/slow.pdf`;
     const added = await h.client.addUrlSource(bot.uuid, { url });
     await h.service.drain();
     const failed = await h.client.renameSource(added.uuid, { title: url });
     expect(failed.status).toBe('error');
     expect(failed.error_message).toBe(
-      `could not read ${url}: "page.html": extraction took longer than ${TIMEOUT_MS / 1000} s`,
+      `could not read ${url}: "page.pdf": extraction took longer than ${TIMEOUT_MS / 1000} s`,
     );
   });
 });

@@ -1,7 +1,7 @@
 // Hostile files built by the tests, small on disk: .docx files whose document.xml inflates to
 // ~100 MB (one honest about it, one whose zip declares a tiny size), PDFs whose content stream
-// inflates to hundreds of MB (of text, or of nothing at all), and HTML and JSON that expand to
-// far more text than they weigh.
+// inflates to hundreds of MB (of text, or of blanks that take pdfjs seconds to read and yield
+// nothing), and HTML and JSON that expand to far more text than they weigh.
 import { crc32, createDeflate, createDeflateRaw } from 'node:zlib';
 import {
   DOCUMENT_XML_CLOSE,
@@ -98,7 +98,8 @@ export async function pdfBomb(inflatedMb: number, fill: 'text' | 'blank'): Promi
 
 /**
  * HTML whose table pads every cell to its column's widest: html-to-text makes `rows` lines of
- * over `width` characters out of one wide cell and `rows` rows of two tiny ones.
+ * over `width` characters out of one wide cell and `rows` rows of two tiny ones (2000 × 5000:
+ * 60 kB of HTML, 10 MB of text).
  */
 export function htmlTableBomb(rows: number, width: number): Uint8Array {
   const wide = `<tr><td>${'w'.repeat(width)}</td><td>w</td></tr>`;

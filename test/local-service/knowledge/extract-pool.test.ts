@@ -1,15 +1,21 @@
 // The worker pool that runs the converters a hostile file can blow up: a file that takes too
 // long or needs too much memory fails alone with a clear limit error, its worker is replaced,
 // and the files after it are read as usual.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ExtractionLimitError,
   ExtractionPool,
   type ExtractionPoolOptions,
   extractText,
 } from '../../../src/local-service/knowledge/index.js';
-import { htmlTableBomb } from './bombs.js';
+import { pdfBomb } from './bombs.js';
 import { buildDocx, buildPdf } from './fixtures.js';
+
+/** 500 kB of PDF whose 500 MB of blank content takes pdfjs seconds to read. */
+let slowPdf: Uint8Array;
+beforeAll(async () => {
+  slowPdf = await pdfBomb(500, 'blank');
+});
 
 let pools: ExtractionPool[] = [];
 afterEach(async () => {
@@ -50,15 +56,14 @@ describe('ExtractionPool', () => {
       timeoutMs: 1000,
       onJobStart: ({ kind }) => started.push(kind),
     });
-    // 11 kB of table that html-to-text would pad for some twenty seconds.
-    const bomb = read(pool, 'slow.html', htmlTableBomb(200, 5000));
+    const bomb = read(pool, 'slow.pdf', slowPdf);
     // Queued behind the bomb on the only worker.
     const next = read(pool, 'after.pdf', buildPdf(['Still answering.']));
     const error = await bomb.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExtractionLimitError);
-    expect((error as Error).message).toBe('"slow.html": extraction took longer than 1 s');
+    expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 1 s');
     expect((await next).text).toBe('Still answering.');
-    expect(started).toEqual(['html', 'pdf']);
+    expect(started).toEqual(['pdf', 'pdf']);
     expect(pool.size).toBe(1);
   });
 
@@ -91,7 +96,7 @@ describe('ExtractionPool', () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const pool = poolOf({ workers: 1, timeoutMs: 60_000, onJobStart: () => started() });
-    const bomb = read(pool, 'slow.html', htmlTableBomb(200, 5000)).catch((e: unknown) => e);
+    const bomb = read(pool, 'slow.pdf', slowPdf).catch((e: unknown) => e);
     await running;
     await pool.close();
     expect(((await bomb) as Error).message).toMatch(/text extraction has been closed/);
