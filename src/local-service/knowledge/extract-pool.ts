@@ -1,9 +1,12 @@
 // Worker threads that run the file converters which a hostile file can blow up (PDF, .docx,
 // HTML, CSV, JSON), so that neither its memory nor its time is the service's: each worker has
 // a V8 heap limit (resourceLimits), each file a wall-clock limit after which its worker is
-// terminated and replaced, and the converters stop at the text limit. A worker that dies fails
-// only its own file. Workers are created on first use, kept for the next file, and hold the
-// process open only while they work.
+// terminated and replaced, and the converters stop at the text limit. Buffers outside the V8
+// heap (pdfjs inflates a content stream into one) escape resourceLimits, so while files are
+// read the process's resident memory is watched too: a file under which it grows by more than
+// twice the worker heap is stopped the same way. A worker that dies fails only its own file.
+// Workers are created on first use, kept for the next file, and hold the process open only
+// while they work.
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +20,19 @@ export interface ExtractionPoolOptions {
   workers?: number;
   /** Wall-clock time one file may take; its worker is then terminated. Default 20 000 ms. */
   timeoutMs?: number;
-  /** V8 heap (old generation) of each worker, in MB. Default 512. */
+  /**
+   * V8 heap (old generation) of each worker, in MB; the process may grow by twice this while
+   * one file is read (heap and buffers). Default 512.
+   */
   memoryMb?: number;
   /** Told when a file is handed to a worker (tests wait for it). */
   onJobStart?: (job: { kind: FileKind; bytes: number }) => void;
 }
 
 export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const;
+
+/** How often resident memory is sampled while files are read. */
+const MEMORY_SAMPLE_MS = 200;
 
 interface Job {
   kind: FileKind;
@@ -37,7 +46,7 @@ interface Slot {
   worker: Worker;
   /** Set once the worker has loaded its converters: the job's clock starts then. */
   ready: boolean;
-  running?: Job & { id: number; timer?: NodeJS.Timeout };
+  running?: Job & { id: number; timer?: NodeJS.Timeout; rssAtStart?: number };
 }
 
 /**
@@ -64,6 +73,7 @@ export class ExtractionPool {
   private readonly timeoutMs: number;
   private readonly memoryMb: number;
   private nextId = 0;
+  private memoryWatch: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: ExtractionPoolOptions = {}) {
@@ -124,13 +134,38 @@ export class ExtractionPool {
       this.retire(
         slot,
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new ExtractionLimitError(`extraction needed more than ${this.memoryMb} MB of memory`)
+          ? this.outOfMemory()
           : new Error(`extraction failed: ${error.message}`),
       ),
     );
     worker.on('exit', () => this.retire(slot, new Error('extraction failed: the worker stopped')));
     this.slots.push(slot);
     return slot;
+  }
+
+  private outOfMemory(): ExtractionLimitError {
+    return new ExtractionLimitError(`extraction needed more than ${this.memoryMb} MB of memory`);
+  }
+
+  /** Samples resident memory while files are read (see the note at the top). */
+  private watchMemory(): void {
+    if (this.memoryWatch !== undefined) return;
+    this.memoryWatch = setInterval(() => {
+      let first: { slot: Slot; rss: number } | undefined;
+      for (const slot of this.slots) {
+        const rss = slot.running?.rssAtStart;
+        if (rss !== undefined && (first === undefined || rss < first.rss)) first = { slot, rss };
+      }
+      if (first === undefined) {
+        clearInterval(this.memoryWatch);
+        this.memoryWatch = undefined;
+        return;
+      }
+      // Growth is charged to the file that started lowest: the one under which it grew most.
+      const grown = process.memoryUsage.rss() - first.rss;
+      if (grown > 2 * this.memoryMb * 1024 * 1024) this.retire(first.slot, this.outOfMemory());
+    }, MEMORY_SAMPLE_MS);
+    this.memoryWatch.unref();
   }
 
   private start(slot: Slot, job: Job): void {
@@ -158,7 +193,9 @@ export class ExtractionPool {
       bytes,
       maxTextBytes: job.maxTextBytes,
     };
+    job.rssAtStart = process.memoryUsage.rss();
     slot.worker.postMessage(message, [bytes.buffer]);
+    this.watchMemory();
     this.options.onJobStart?.({ kind: job.kind, bytes: bytes.byteLength });
   }
 
@@ -196,6 +233,7 @@ export class ExtractionPool {
   /** Fails the files still waiting or running and terminates every worker. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.memoryWatch);
     const reason = new Error('text extraction has been closed');
     for (const job of this.queue.splice(0)) job.reject(reason);
     const workers = this.slots.map((slot) => slot.worker);

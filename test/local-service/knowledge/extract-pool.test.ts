@@ -83,6 +83,18 @@ describe('ExtractionPool', () => {
     expect((await read(pool, 'ok.json', new TextEncoder().encode('{"a":1}'))).text).toBe('a: 1');
   });
 
+  it('stops a PDF whose inflated stream grows the process past twice the worker heap', async () => {
+    // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
+    // does not count: left alone, this file would grow the process by ~800 MB, then yield
+    // "no text". The resident-memory watch stops it.
+    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
+    const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExtractionLimitError);
+    expect((error as Error).message).toBe(
+      '"blank.pdf": extraction needed more than 256 MB of memory',
+    );
+  });
+
   it('reports a damaged file as unreadable, not as a limit', async () => {
     const pool = poolOf({ workers: 1 });
     const error = await read(pool, 'broken.pdf', new TextEncoder().encode('%PDF-1.4 junk')).catch(
