@@ -4,9 +4,9 @@
 // terminated and replaced, and the converters stop at the text limit. Buffers outside the V8
 // heap (pdfjs inflates a content stream into one) escape resourceLimits, so while files are
 // read the process's resident memory is watched too: a file under which it grows by more than
-// twice the worker heap is stopped the same way. A worker that dies fails only its own file.
-// Workers are created on first use, kept for the next file, and hold the process open only
-// while they work.
+// twice the worker heap is stopped the same way, and a worker under which it grew by more than
+// the heap is not kept. A worker that dies fails only its own file. Workers are created on
+// first use, kept for the next file, and hold the process open only while they work.
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ export interface ExtractionPoolOptions {
 
 export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const;
 
+const MB = 1024 * 1024;
 /** How often resident memory is sampled while files are read. */
 const MEMORY_SAMPLE_MS = 200;
 
@@ -163,7 +164,7 @@ export class ExtractionPool {
       }
       // Growth is charged to the file that started lowest: the one under which it grew most.
       const grown = process.memoryUsage.rss() - first.rss;
-      if (grown > 2 * this.memoryMb * 1024 * 1024) this.retire(first.slot, this.outOfMemory());
+      if (grown > 2 * this.memoryMb * MB) this.retire(first.slot, this.outOfMemory());
     }, MEMORY_SAMPLE_MS);
     this.memoryWatch.unref();
   }
@@ -205,6 +206,10 @@ export class ExtractionPool {
     clearTimeout(job.timer);
     slot.running = undefined;
     slot.worker.unref();
+    // A worker that grew the process by more than its heap may sit on that memory (buffers
+    // not yet collected) while idle: it is not kept.
+    const grown = process.memoryUsage.rss() - (job.rssAtStart ?? 0);
+    if (grown > this.memoryMb * MB) this.retire(slot, new Error('worker recycled'));
     if (reply.ok) {
       job.resolve(
         reply.title === undefined ? { text: reply.text } : { text: reply.text, title: reply.title },

@@ -95,6 +95,18 @@ describe('ExtractionPool', () => {
     );
   });
 
+  it('does not keep a worker that grew the process by more than its heap', async () => {
+    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
+    // 200 MB of blanks: read to the end (no text), with ~300 MB of buffers on the way.
+    const error = await read(pool, 'blank.pdf', await pdfBomb(200, 'blank')).catch(
+      (e: unknown) => e,
+    );
+    expect((error as Error).message).toMatch(/no text could be extracted/);
+    expect(pool.size).toBe(0);
+    expect((await read(pool, 'small.pdf', buildPdf(['Small.']))).text).toBe('Small.');
+    expect(pool.size).toBe(1);
+  });
+
   it('reports a damaged file as unreadable, not as a limit', async () => {
     const pool = poolOf({ workers: 1 });
     const error = await read(pool, 'broken.pdf', new TextEncoder().encode('%PDF-1.4 junk')).catch(
