@@ -161,11 +161,11 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
         100,
         LLM_TIMEOUT_MAX_MS,
       ),
-      // Below 16 MB a worker cannot even load the PDF reader.
+      // Below 128 MB a worker cannot load pdfjs's parser to read even a one-line PDF.
       memoryMb: numberOption(
         'extract-memory-mb',
         'CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB',
-        16,
+        128,
         65_536,
       ),
     },
