@@ -22,6 +22,9 @@ export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
   --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
   --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
+  --extract-timeout-ms N   time one file's text extraction may take (default     CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS
+                           20000); past it the file is refused
+  --extract-memory-mb N    heap of each text-extraction worker (default 512)     CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB
   --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
                            fault injection on stream requests (off by default)   CHATBRIDGE_SERVICE_FAULT_…`;
 
@@ -38,6 +41,8 @@ const FLAGS = {
   'llm-idle-timeout-ms': { type: 'string' },
   'refuse-private-urls': { type: 'boolean' },
   'max-upload-bytes': { type: 'string' },
+  'extract-timeout-ms': { type: 'string' },
+  'extract-memory-mb': { type: 'string' },
   'fault-first-byte-delay-ms': { type: 'string' },
   'fault-status': { type: 'string' },
   'fault-cut-after': { type: 'string' },
@@ -139,6 +144,21 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
       1,
       2 ** 31,
     ),
+    extraction: {
+      timeoutMs: numberOption(
+        'extract-timeout-ms',
+        'CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS',
+        100,
+        LLM_TIMEOUT_MAX_MS,
+      ),
+      // Below 128 MB a worker cannot load pdfjs's parser to read even a one-line PDF.
+      memoryMb: numberOption(
+        'extract-memory-mb',
+        'CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB',
+        128,
+        65_536,
+      ),
+    },
     llm:
       llmUrl === undefined
         ? undefined

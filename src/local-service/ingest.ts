@@ -14,7 +14,7 @@ import { HttpError } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
 import { prepareText } from './knowledge/chunk-store.js';
-import { UnsupportedFileTypeError } from './knowledge/types.js';
+import { ExtractionLimitError, UnsupportedFileTypeError } from './knowledge/types.js';
 import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
 import { DuplicateSourceError } from './sources.js';
@@ -126,8 +126,14 @@ export class Ingestor {
     } catch (error) {
       this.count('upload', 'failed');
       if (error instanceof UnsupportedFileTypeError || error instanceof HttpError) throw error;
-      // A damaged or empty file is the sender's problem: say what was wrong with it.
       const reason = error instanceof Error ? error.message : String(error);
+      // A well-formed file that asks for more text, memory or time than one file may take.
+      if (error instanceof ExtractionLimitError) {
+        throw new HttpError(422, 'extraction_limit', `file: refused: ${reason}`, {
+          field: 'file',
+        });
+      }
+      // A damaged or empty file is the sender's problem: say what was wrong with it.
       throw new HttpError(400, 'unreadable_file', `file: could not be read: ${reason}`, {
         field: 'file',
       });

@@ -5,10 +5,12 @@ import type { AnswerDraft, KnowledgePort } from './knowledge-port.js';
 import {
   citedIn,
   composeAnswer,
+  ExtractionPool,
   extractText,
   fetchUrlText,
   splitIntoPieces,
   streamLlmAnswer,
+  type ExtractionPoolOptions,
 } from './knowledge/index.js';
 import type { LlmOptions } from './options.js';
 import { fromArray } from './pieces.js';
@@ -18,6 +20,10 @@ export interface DefaultKnowledgeOptions {
   maxFetchBytes: number;
   fetchTimeoutMs: number;
   llm?: LlmOptions;
+  /** Worker threads and limits of text extraction (see knowledge/extract-pool.ts). */
+  extraction?: ExtractionPoolOptions;
+  /** Most text taken from one file or page (see textLimitFor in knowledge/extract.ts). */
+  maxTextBytes?: number;
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts (the work is left to end). */
@@ -33,9 +39,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function createDefaultKnowledge(
   options: DefaultKnowledgeOptions,
 ): Promise<KnowledgePort> {
+  // Uploads and fetched pages are converted in the same worker threads, with the same limits.
+  const pool = new ExtractionPool(options.extraction);
+  const extract = { convert: pool.convert, maxTextBytes: options.maxTextBytes };
   return {
     async extractText(fileName, bytes, contentType) {
-      return (await extractText({ fileName, bytes, contentType })).text;
+      return (await extractText({ fileName, bytes, contentType }, extract)).text;
     },
     async fetchUrl(url, signal) {
       const page = await untilAborted(
@@ -43,6 +52,7 @@ export async function createDefaultKnowledge(
           refusePrivate: options.refusePrivateUrls,
           maxBytes: options.maxFetchBytes,
           timeoutMs: options.fetchTimeoutMs,
+          extract,
         }),
         signal,
       );
@@ -85,6 +95,6 @@ export async function createDefaultKnowledge(
         citations: () => composed.citeData,
       };
     },
-    close: async () => {},
+    close: () => pool.close(),
   };
 }

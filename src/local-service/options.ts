@@ -1,6 +1,7 @@
 // What a local service can be told at start, with the defaults that apply when it is not.
 import type { Logger } from '../log.js';
 import type { KnowledgePort } from './knowledge-port.js';
+import type { ExtractionPoolOptions } from './knowledge/extract-pool.js';
 import type { ServiceMetrics } from './ops.js';
 
 /** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */
@@ -60,6 +61,12 @@ export interface LocalServiceOptions {
   maxFetchBytes?: number;
   /** Time allowed for one URL fetch. Default 15 s. */
   fetchTimeoutMs?: number;
+  /**
+   * Text extraction of uploads and fetched pages: worker threads, each file's time limit
+   * (default 20 s) and each worker's heap (default 512 MB). maxTextBytes bounds the text of
+   * one file (at most 20 times its size); default the larger of maxUploadBytes and maxFetchBytes.
+   */
+  extraction?: ExtractionPoolOptions & { maxTextBytes?: number };
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;

@@ -118,6 +118,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         maxFetchBytes: options.maxFetchBytes ?? DEFAULTS.maxFetchBytes,
         fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
         llm: options.llm,
+        extraction: options.extraction,
+        maxTextBytes:
+          options.extraction?.maxTextBytes ??
+          Math.max(maxUploadBytes, options.maxFetchBytes ?? DEFAULTS.maxFetchBytes),
       }),
     ));
   const metrics = options.metrics ?? createServiceMetrics();

@@ -110,6 +110,27 @@ describe('service options', () => {
     });
   });
 
+  it('reads the extraction limits from flags or the environment, and checks them', () => {
+    const flags = ['--api-key', 'k', '--extract-timeout-ms', '5000', '--extract-memory-mb', '256'];
+    expect(serviceOptionsFrom(flags, {}).extraction).toEqual({ timeoutMs: 5000, memoryMb: 256 });
+    const env = {
+      CHATBRIDGE_SERVICE_API_KEYS: 'k',
+      CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS: '30000',
+      CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB: '1024',
+    };
+    expect(serviceOptionsFrom([], env).extraction).toEqual({ timeoutMs: 30_000, memoryMb: 1024 });
+    expect(serviceOptionsFrom(['--api-key', 'k'], {}).extraction).toEqual({
+      timeoutMs: undefined,
+      memoryMb: undefined,
+    });
+    expect(() => serviceOptionsFrom([...flags, '--extract-memory-mb', '64'], {})).toThrow(
+      /--extract-memory-mb: must be a whole number from 128 to 65536/,
+    );
+    expect(() => serviceOptionsFrom([...flags, '--extract-timeout-ms', '5s'], {})).toThrow(
+      /--extract-timeout-ms: must be a whole number from 100 to 3600000/,
+    );
+  });
+
   it.each([
     [[], /--api-key/],
     [['--api-key', 'k', '--port', '70000'], /--port: must be a whole number from 0 to 65535/],

@@ -1,6 +1,9 @@
 // Text extraction from an uploaded (or fetched) file, chosen by the file name's extension,
-// with the content type as a hint when the name has none.
-import { UnsupportedFileTypeError } from './types.js';
+// with the content type as a hint when the name has none. Every file's text is capped
+// (textLimitFor); the converters that can blow up (PDF, .docx, HTML, CSV, JSON) run wherever
+// the caller says: the service runs them in worker threads with a time and memory limit.
+import { ExtractionLimitError, UnsupportedFileTypeError } from './types.js';
+import { docxToText } from './docx.js';
 import { htmlToText } from './html.js';
 import { pdfToText } from './pdf.js';
 import { csvToText, jsonToText } from './structured.js';
@@ -70,17 +73,18 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { ignoreBOM: false }).decode(bytes);
 }
 
-async function docxToText(bytes: Uint8Array): Promise<ExtractedText> {
-  const mammoth = (await import('mammoth')).default;
-  try {
-    const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
-    return { text: result.value.replace(/\n{3,}/g, '\n\n').trim() };
-  } catch (error) {
-    throw new Error(`not a readable .docx file: ${(error as Error).message}`);
-  }
+/** Text taken from one file at most: 20 times its size (a bomb expands far more), ≥ 1 MiB. */
+export function textLimitFor(fileBytes: number, maxTextBytes: number): number {
+  return Math.min(maxTextBytes, Math.max(20 * fileBytes, 1024 * 1024));
 }
 
-async function extractKind(kind: FileKind, bytes: Uint8Array): Promise<ExtractedText> {
+export const DEFAULT_MAX_TEXT_BYTES = 10 * 1024 * 1024;
+
+async function convertKind(
+  kind: FileKind,
+  bytes: Uint8Array,
+  maxTextBytes: number,
+): Promise<ExtractedText> {
   switch (kind) {
     case 'text':
     case 'markdown':
@@ -92,24 +96,69 @@ async function extractKind(kind: FileKind, bytes: Uint8Array): Promise<Extracted
     case 'html':
       return htmlToText(decodeUtf8(bytes));
     case 'pdf':
-      return pdfToText(bytes);
+      return pdfToText(bytes, maxTextBytes);
     case 'docx':
-      return docxToText(bytes);
+      return docxToText(bytes, maxTextBytes);
   }
 }
 
 /**
- * The text of a file. Throws UnsupportedFileTypeError for a type it does not read, and a
- * plain Error (naming the file) when the file is malformed or holds no text.
+ * Converts a file of a known kind in this thread. Throws ExtractionLimitError once the text
+ * passes maxTextBytes (PDF and .docx stop early; the other converters are checked after).
  */
-export async function extractText(input: ExtractInput): Promise<ExtractedText> {
+export async function convertFile(
+  kind: FileKind,
+  bytes: Uint8Array,
+  maxTextBytes: number,
+): Promise<ExtractedText> {
+  const extracted = await convertKind(kind, bytes, maxTextBytes);
+  if (Buffer.byteLength(extracted.text) > maxTextBytes) {
+    throw ExtractionLimitError.textTooLong(maxTextBytes);
+  }
+  return extracted;
+}
+
+export type Converter = typeof convertFile;
+
+/** Loads the PDF and .docx readers (a worker does so before its first file's clock starts). */
+export async function loadConverters(): Promise<void> {
+  await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('mammoth')]);
+}
+
+export interface ExtractOptions {
+  /** Most text taken from any one file (see textLimitFor). Default 10 MiB. */
+  maxTextBytes?: number;
+  /**
+   * Runs the conversion of the kinds that can expand (all but plain text and markdown):
+   * default convertFile in this thread; the service passes its worker pool (extract-pool.ts).
+   */
+  convert?: Converter;
+}
+
+/**
+ * The text of a file. Throws UnsupportedFileTypeError for a type it does not read,
+ * ExtractionLimitError (naming the file) when it would break a limit, and a plain Error
+ * (naming the file) when the file is malformed or holds no text.
+ */
+export async function extractText(
+  input: ExtractInput,
+  options: ExtractOptions = {},
+): Promise<ExtractedText> {
   const kind = fileKind(input.fileName, input.contentType);
   if (kind === undefined) throw new UnsupportedFileTypeError(input.fileName, ACCEPTED_EXTENSIONS);
+  const maxTextBytes = textLimitFor(
+    input.bytes.byteLength,
+    options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES,
+  );
+  const plain = kind === 'text' || kind === 'markdown';
+  const convert = plain ? convertFile : (options.convert ?? convertFile);
   let extracted: ExtractedText;
   try {
-    extracted = await extractKind(kind, input.bytes);
+    extracted = await convert(kind, input.bytes, maxTextBytes);
   } catch (error) {
-    throw new Error(`"${input.fileName}": ${(error as Error).message}`, { cause: error });
+    const message = `"${input.fileName}": ${(error as Error).message}`;
+    if (error instanceof ExtractionLimitError) throw new ExtractionLimitError(message);
+    throw new Error(message, { cause: error });
   }
   if (extracted.text.trim() === '') {
     throw new Error(`"${input.fileName}": no text could be extracted from this ${kind} file`);

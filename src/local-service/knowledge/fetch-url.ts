@@ -6,8 +6,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isPrivateAddress } from './address-guard.js';
-import { decodeUtf8, extractText, fileKind, type FileKind } from './extract.js';
-import { htmlToText } from './html.js';
+import { extractText, fileKind, type ExtractOptions, type FileKind } from './extract.js';
 import { FetchFailedError } from './types.js';
 
 export interface FetchUrlOptions {
@@ -25,6 +24,8 @@ export interface FetchUrlOptions {
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
   /** With refusePrivate: which addresses are refused. Default isPrivateAddress. */
   isRefused?: (address: string) => boolean;
+  /** Where and within what limits the page is converted to text (default: in this thread). */
+  extract?: ExtractOptions;
 }
 
 export interface FetchedText {
@@ -169,6 +170,7 @@ async function toText(
   bytes: Uint8Array,
   url: URL,
   header: string,
+  extract: ExtractOptions | undefined,
 ): Promise<{ text: string; title?: string }> {
   const [mime = '', ...params] = header.split(';').map((p) => p.trim());
   const charset = params
@@ -182,12 +184,7 @@ async function toText(
     throw new FetchFailedError(`unsupported content type "${mime || 'none'}" at ${shown(url)}`);
   const text = kind === 'pdf' || kind === 'docx' ? bytes : toUtf8(bytes, charset);
   try {
-    if (kind === 'html') {
-      const page = htmlToText(decodeUtf8(text));
-      if (page.text === '') throw new Error('the page holds no readable text');
-      return page;
-    }
-    return await extractText({ bytes: text, fileName: FILE_NAME_FOR[kind] });
+    return await extractText({ bytes: text, fileName: FILE_NAME_FOR[kind] }, extract);
   } catch (error) {
     throw new FetchFailedError(`could not read ${shown(url)}: ${(error as Error).message}`);
   }
@@ -248,7 +245,7 @@ export async function fetchUrlText(
         Number(response.headers['content-length'] ?? 0),
         maxBytes,
       );
-      const page = await toText(bytes, url, header);
+      const page = await toText(bytes, url, header, options.extract);
       return {
         ...page,
         finalUrl: url.href,

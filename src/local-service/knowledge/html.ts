@@ -34,7 +34,7 @@ const TITLE = /<title[^>]*>([\s\S]*?)<\/title\s*>/i;
 
 export function htmlToText(html: string): { text: string; title?: string } {
   const text = convert(html, OPTIONS)
-    .replace(/[ \t]+$/gm, '')
+    .replace(/(?<![ \t])[ \t]+$/gm, '') // linear: see rawParagraphs in markdown.ts
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   const rawTitle = TITLE.exec(html)?.[1];

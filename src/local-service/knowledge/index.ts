@@ -2,9 +2,12 @@
 export {
   ACCEPTED_EXTENSIONS,
   extractText,
+  textLimitFor,
   type ExtractInput,
+  type ExtractOptions,
   type ExtractedText,
 } from './extract.js';
+export { EXTRACTION_DEFAULTS, ExtractionPool, type ExtractionPoolOptions } from './extract-pool.js';
 export { fetchUrlText, type FetchUrlOptions, type FetchedText } from './fetch-url.js';
 export { isPrivateAddress } from './address-guard.js';
 export { CHUNK_TOKENS, chunkText, countTokens } from './chunk.js';
@@ -19,6 +22,7 @@ export {
 export { streamLlmAnswer, type LlmAnswer, type LlmConfig, type LlmInput } from './llm.js';
 export { citedIn } from './cite.js';
 export {
+  ExtractionLimitError,
   FetchFailedError,
   UnsupportedFileTypeError,
   type ComposedAnswer,

@@ -121,7 +121,9 @@ export function rawParagraphs(text: string): string[] {
   const flush = () => {
     const paragraph = current
       .join('\n')
-      .replace(/[ \t]+$/gm, '')
+      // The lookbehind starts a match only where a run of blanks starts: without it a long run
+      // inside a line is rescanned from each of its positions (minutes for a padded table).
+      .replace(/(?<![ \t])[ \t]+$/gm, '')
       .replace(/^\n+|\n+$/g, '');
     if (paragraph.trim() !== '') paragraphs.push(paragraph);
     current = [];

@@ -62,6 +62,21 @@ export class UnsupportedFileTypeError extends Error {
   }
 }
 
+/**
+ * A file refused by a limit of text extraction (text too long, a .docx inflating too far, too
+ * slow, too much memory): the file is not damaged, it asks for more than is allowed.
+ */
+export class ExtractionLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExtractionLimitError';
+  }
+
+  static textTooLong(maxTextBytes: number): ExtractionLimitError {
+    return new ExtractionLimitError(`the extracted text would exceed ${maxTextBytes} bytes`);
+  }
+}
+
 /** Why a URL could not be read; becomes the data source's error reason. */
 export class FetchFailedError extends Error {
   constructor(message: string) {

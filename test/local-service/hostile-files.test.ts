@@ -1,0 +1,136 @@
+// Hostile uploads and pages against the running service: .docx bombs, PDFs whose content
+// inflates to hundreds of MB, HTML that expands to megabytes of text. Each is refused
+// with a clear 4xx naming `file` (or, for a URL, the source ends in error with the reason),
+// the service stays up, and other requests are answered at once while a bomb is being read.
+import { EventEmitter, once } from 'node:events';
+import { FormData } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docxBomb, htmlTableBomb, pdfBomb } from './knowledge/bombs.js';
+import { minimalPdf, type Site, startSite } from './fixtures.js';
+import { type Harness, startHarness } from './helpers.js';
+
+const TIMEOUT_MS = 1500;
+const MiB = 1024 * 1024;
+const jobs = new EventEmitter();
+let h: Harness;
+/** A time limit long enough for the text cap to act first. */
+let roomy: Harness;
+let site: Site;
+let slowPdf: Uint8Array;
+beforeAll(async () => {
+  h = await startHarness({
+    extraction: { timeoutMs: TIMEOUT_MS, onJobStart: (job) => jobs.emit('start', job) },
+  });
+  roomy = await startHarness({ extraction: { timeoutMs: 60_000, maxTextBytes: 2 * MiB } });
+  slowPdf = await pdfBomb(500, 'blank');
+  site = await startSite({
+    '/slow.pdf': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from(slowPdf));
+    },
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await roomy.close();
+  await site.close();
+});
+
+async function upload(chatbotUuid: string, fileName: string, bytes: Uint8Array, on = h) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), fileName);
+  return on.raw('POST', `/api/v1/chatbot/${chatbotUuid}/data-source/upload`, undefined, {
+    rawBody: form,
+  });
+}
+
+/** Milliseconds since `from`. */
+const since = (from: number) => performance.now() - from;
+
+describe('hostile files', () => {
+  it('a 300 kB .docx whose document.xml inflates to ~100 MB: 422 naming file, at once', async () => {
+    const bot = await h.client.createChatbot({ name: 'Docx bomb' });
+    for (const [name, lie] of [
+      ['bomb.docx', false],
+      ['liar.docx', true],
+    ] as const) {
+      const bomb = await docxBomb(100, lie);
+      expect(bomb.byteLength).toBeLessThan(400_000);
+      const began = performance.now();
+      const res = await upload(bot.uuid, name, bomb);
+      expect(since(began)).toBeLessThan(5000);
+      expect(res.status).toBe(422);
+      expect(res.json.error).toMatchObject({ code: 'extraction_limit', field: 'file' });
+      expect(res.json.error.message).toMatch(
+        lie
+          ? /^file: refused: "liar\.docx": the \.docx part "word\/document\.xml" inflates to more than the 1024 bytes it declares$/
+          : /^file: refused: "bomb\.docx": the \.docx would inflate to more than \d+ bytes$/,
+      );
+    }
+  });
+
+  it('a PDF inflating to 500 MB of nothing: others are answered meanwhile, then 422 at the time limit', async () => {
+    const bot = await h.client.createChatbot({ name: 'PDF bomb' });
+    const bomb = slowPdf;
+    expect(bomb.byteLength).toBeLessThan(1_000_000);
+    const started = once(jobs, 'start');
+    let answered = false;
+    const began = performance.now();
+    const refused = upload(bot.uuid, 'bomb.pdf', bomb).finally(() => (answered = true));
+    await started;
+    // The bomb is being read in a worker now; the event loop is free.
+    const listed = performance.now();
+    const list = await h.raw('GET', '/api/v1/chatbots');
+    expect(list.status).toBe(200);
+    expect(since(listed)).toBeLessThan(500);
+    expect(answered).toBe(false);
+
+    const res = await refused;
+    expect(since(began)).toBeLessThan(TIMEOUT_MS + 5000);
+    expect(res.status).toBe(422);
+    expect(res.json.error).toEqual({
+      code: 'extraction_limit',
+      field: 'file',
+      message: `file: refused: "bomb.pdf": extraction took longer than ${TIMEOUT_MS / 1000} s`,
+    });
+    // The worker was replaced: an ordinary PDF still reads.
+    const ok = await upload(bot.uuid, 'fine.pdf', minimalPdf('Refunds are issued within 30 days.'));
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ status: 'success', file_name: 'fine.pdf' });
+  });
+
+  it('a PDF inflating to 100 MB of text: 422 once the text passes the limit', async () => {
+    const bot = await roomy.client.createChatbot({ name: 'PDF text bomb' });
+    const bomb = await pdfBomb(100, 'text');
+    const res = await upload(bot.uuid, 'words.pdf', bomb, roomy);
+    expect(res.status).toBe(422);
+    expect(res.json.error.field).toBe('file');
+    expect(res.json.error.message).toBe(
+      `file: refused: "words.pdf": the extracted text would exceed ${2 * MiB} bytes`,
+    );
+  });
+
+  it('60 kB of HTML table padded to 10 MB of text: 422 naming file', async () => {
+    const bot = await h.client.createChatbot({ name: 'HTML bomb' });
+    const bomb = htmlTableBomb(2000, 5000);
+    const res = await upload(bot.uuid, 'table.html', bomb);
+    expect(res.status).toBe(422);
+    expect(res.json.error).toEqual({
+      code: 'extraction_limit',
+      field: 'file',
+      // 20 times the file's size.
+      message: `file: refused: "table.html": the extracted text would exceed ${20 * bomb.byteLength} bytes`,
+    });
+  });
+
+  it('a URL serving a slow PDF: the source ends in error with the reason', async () => {
+    const bot = await h.client.createChatbot({ name: 'Slow page' });
+    const url = `${site.url}/slow.pdf`;
+    const added = await h.client.addUrlSource(bot.uuid, { url });
+    await h.service.drain();
+    const failed = await h.client.renameSource(added.uuid, { title: url });
+    expect(failed.status).toBe('error');
+    expect(failed.error_message).toBe(
+      `could not read ${url}: "page.pdf": extraction took longer than ${TIMEOUT_MS / 1000} s`,
+    );
+  });
+});

@@ -1,0 +1,130 @@
+// The worker pool that runs the converters a hostile file can blow up: a file that takes too
+// long or needs too much memory fails alone with a clear limit error, its worker is replaced,
+// and the files after it are read as usual.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ExtractionLimitError,
+  ExtractionPool,
+  type ExtractionPoolOptions,
+  extractText,
+} from '../../../src/local-service/knowledge/index.js';
+import { pdfBomb } from './bombs.js';
+import { buildDocx, buildPdf } from './fixtures.js';
+
+/** 500 kB of PDF whose 500 MB of blank content takes pdfjs seconds to read. */
+let slowPdf: Uint8Array;
+beforeAll(async () => {
+  slowPdf = await pdfBomb(500, 'blank');
+});
+
+let pools: ExtractionPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.map((pool) => pool.close()));
+  pools = [];
+});
+
+function poolOf(options: ExtractionPoolOptions): ExtractionPool {
+  const pool = new ExtractionPool(options);
+  pools.push(pool);
+  return pool;
+}
+
+const read = (pool: ExtractionPool, fileName: string, bytes: Uint8Array) =>
+  extractText({ bytes, fileName }, { convert: pool.convert });
+
+describe('ExtractionPool', () => {
+  it('reads PDFs, .docx and HTML in a worker thread, reusing it', async () => {
+    const pool = poolOf({ workers: 1 });
+    expect(pool.size).toBe(0); // created on first use
+    const pdf = await read(pool, 'a.pdf', buildPdf(['Refunds within 30 days.']));
+    expect(pdf.text).toBe('Refunds within 30 days.');
+    const docx = await read(pool, 'b.docx', buildDocx(['Hello from Word.']));
+    expect(docx.text).toBe('Hello from Word.');
+    const html = await read(
+      pool,
+      'c.html',
+      new TextEncoder().encode('<head><title>T</title></head><p>Hi</p>'),
+    );
+    expect(html).toEqual({ text: 'Hi', title: 'T' });
+    expect(pool.size).toBe(1);
+  });
+
+  it('terminates a file past the time limit, and the next file gets a new worker', async () => {
+    const started: string[] = [];
+    const pool = poolOf({
+      workers: 1,
+      timeoutMs: 1000,
+      onJobStart: ({ kind }) => started.push(kind),
+    });
+    const bomb = read(pool, 'slow.pdf', slowPdf);
+    // Queued behind the bomb on the only worker.
+    const next = read(pool, 'after.pdf', buildPdf(['Still answering.']));
+    const error = await bomb.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExtractionLimitError);
+    expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 1 s');
+    expect((await next).text).toBe('Still answering.');
+    expect(started).toEqual(['pdf', 'pdf']);
+    expect(pool.size).toBe(1);
+  });
+
+  it('turns a worker running out of memory into a limit error for that file alone', async () => {
+    const pool = poolOf({ workers: 1, memoryMb: 32 });
+    // Some 400 000 small objects: far more than a 32 MB heap holds once parsed and rendered.
+    const json = JSON.stringify(
+      Array.from({ length: 400_000 }, (_, i) => ({ id: i, name: `item ${i}` })),
+    );
+    const error = await read(pool, 'big.json', new TextEncoder().encode(json)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExtractionLimitError);
+    expect((error as Error).message).toBe(
+      '"big.json": extraction needed more than 32 MB of memory',
+    );
+    expect((await read(pool, 'ok.json', new TextEncoder().encode('{"a":1}'))).text).toBe('a: 1');
+  });
+
+  it('stops a PDF whose inflated stream grows the process past twice the worker heap', async () => {
+    // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
+    // does not count: left alone, this file would grow the process by ~800 MB, then yield
+    // "no text". The resident-memory watch stops it.
+    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
+    const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExtractionLimitError);
+    expect((error as Error).message).toBe(
+      '"blank.pdf": extraction needed more than 256 MB of memory',
+    );
+  });
+
+  it('does not keep a worker that grew the process by more than its heap', async () => {
+    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
+    // 200 MB of blanks: read to the end (no text), with ~300 MB of buffers on the way.
+    const error = await read(pool, 'blank.pdf', await pdfBomb(200, 'blank')).catch(
+      (e: unknown) => e,
+    );
+    expect((error as Error).message).toMatch(/no text could be extracted/);
+    expect(pool.size).toBe(0);
+    expect((await read(pool, 'small.pdf', buildPdf(['Small.']))).text).toBe('Small.');
+    expect(pool.size).toBe(1);
+  });
+
+  it('reports a damaged file as unreadable, not as a limit', async () => {
+    const pool = poolOf({ workers: 1 });
+    const error = await read(pool, 'broken.pdf', new TextEncoder().encode('%PDF-1.4 junk')).catch(
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(ExtractionLimitError);
+    expect((error as Error).message).toMatch(/"broken\.pdf": not a readable PDF/);
+  });
+
+  it('close() fails the files in progress and ends every worker', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const pool = poolOf({ workers: 1, timeoutMs: 60_000, onJobStart: () => started() });
+    const bomb = read(pool, 'slow.pdf', slowPdf).catch((e: unknown) => e);
+    await running;
+    await pool.close();
+    expect(((await bomb) as Error).message).toMatch(/text extraction has been closed/);
+    expect(pool.size).toBe(0);
+    await expect(read(pool, 'late.pdf', buildPdf(['x']))).rejects.toThrow(/closed/);
+  });
+});
