@@ -28,6 +28,12 @@ export interface Clause {
 export const OR_BUDGET = 12_000;
 /** Document frequencies are counted up to this; a word reaching it is heavy. */
 export const DF_CAP = OR_BUDGET;
+/**
+ * A question's distinct words searched at most, the first ones (the rest are left out): each
+ * costs index reads and, for a misspelling, thousands of comparisons, so a 1 MB question would
+ * otherwise hold the service (searches run on its only thread) for many minutes.
+ */
+export const MAX_QUESTION_TERMS = 32;
 /** Vocabulary terms whose frequencies estimate a prefix's. */
 const PREFIX_SAMPLE = 8;
 /** Spellings tried for a word the index does not hold. */
@@ -72,16 +78,17 @@ export class QueryPlanner {
     return this.statements.total.get()?.n ?? 0;
   }
 
-  /** The index terms of a text's words, stop words left out, each once, in order. */
+  /** The index terms of a text's words, stop words left out, each once, in order; the first MAX_QUESTION_TERMS. */
   stems(text: string): string[] {
     const words = tokenize(text).filter((word) => !isStopWord(word.toLowerCase()));
     if (words.length === 0) return [];
     const s = this.statements;
     s.clear.run();
-    s.put.run(words.join(' '));
+    // Enough words for MAX_QUESTION_TERMS distinct stems in any ordinary question.
+    s.put.run(words.slice(0, 8 * MAX_QUESTION_TERMS).join(' '));
     const stems = s.read.all().map((row) => row.term);
     s.clear.run();
-    return [...new Set(stems)];
+    return [...new Set(stems)].slice(0, MAX_QUESTION_TERMS);
   }
 
   private df(term: string): number {

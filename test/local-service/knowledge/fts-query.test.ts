@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_QUESTION_TERMS,
+  QueryPlanner,
+} from '../../../src/local-service/knowledge/fts-query.js';
+import { testIndex } from './test-index.js';
+
+const BOT = 'bot-1';
+/** Distinct made-up words, each of them in the index. */
+const words = (count: number) => Array.from({ length: count }, (_, i) => `zq${i.toString(36)}word`);
+
+describe('query planner', () => {
+  it('reads at most MAX_QUESTION_TERMS words of a very long question (each costs index reads)', async () => {
+    const index = testIndex();
+    const vocabulary = words(2_000);
+    await index.add({
+      uuid: 'all-words',
+      chatbotUuid: BOT,
+      title: 'Word list',
+      type: 'upload',
+      fileName: 'words.md',
+      text: vocabulary.join(' '),
+    });
+    const planner = new QueryPlanner(index.db);
+    const clauses = planner.clauses(vocabulary.join(' '));
+    expect(clauses.length).toBe(MAX_QUESTION_TERMS);
+    // The first words are the ones kept, and the search still answers from them.
+    expect(clauses[0]!.expr).toBe('"zq0word"');
+    const found = await index.search(BOT, vocabulary.join(' '));
+    expect(found.map((p) => p.sourceUuid)).toEqual(['all-words']);
+    await index.close();
+  });
+});
