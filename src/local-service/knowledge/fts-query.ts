@@ -15,7 +15,7 @@
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
 import { distance } from 'fastest-levenshtein';
 import type { ServiceDb } from '../db/open.js';
-import { isStopWord, tokenize } from './terms.js';
+import { isStopWord } from './terms.js';
 
 export interface Clause {
   /** The clause in FTS5 query syntax. */
@@ -40,6 +40,14 @@ const PREFIX_SAMPLE = 8;
 const MAX_SPELLINGS = 4;
 /** Vocabulary terms read when looking for spellings (those sharing the word's first letters). */
 const MAX_SPELLING_CANDIDATES = 5_000;
+
+/**
+ * A question's words as FTS5's unicode61 reads them: letters, digits and private-use characters,
+ * with the combining marks inside them (a decomposed "Zu\u0308rich" is one word, as in the index;
+ * splitting at its mark would search "zu" and "rich").
+ */
+const wordsOf = (text: string) =>
+  text.split(/[^\p{L}\p{M}\p{N}\p{Co}]+/u).filter((word) => word !== '');
 
 const quote = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
@@ -80,7 +88,7 @@ export class QueryPlanner {
 
   /** The index terms of a text's words, stop words left out, each once, in order; the first MAX_QUESTION_TERMS. */
   stems(text: string): string[] {
-    const words = tokenize(text).filter((word) => !isStopWord(word.toLowerCase()));
+    const words = wordsOf(text).filter((word) => !isStopWord(word.toLowerCase()));
     if (words.length === 0) return [];
     const s = this.statements;
     s.clear.run();

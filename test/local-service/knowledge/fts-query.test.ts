@@ -31,3 +31,30 @@ describe('query planner', () => {
     await index.close();
   });
 });
+
+describe('accents written as combining marks', () => {
+  const text = (words: string) => ({
+    uuid: 'accents',
+    chatbotUuid: BOT,
+    title: 'Accents',
+    type: 'upload',
+    fileName: 'accents.md',
+    text: words,
+  });
+
+  it('finds a composed word by its decomposed spelling (macOS file names, some keyboards)', async () => {
+    const index = testIndex();
+    await index.add(text('The résumé of a naïve café owner.'));
+    const found = await index.search(BOT, 'nai\u0308ve re\u0301sume\u0301');
+    expect(found.map((p) => p.sourceUuid)).toEqual(['accents']);
+    await index.close();
+  });
+
+  it('finds a decomposed word by its composed spelling', async () => {
+    const index = testIndex();
+    await index.add(text('Our office is in Zu\u0308rich, by the lake.'));
+    const found = await index.search(BOT, 'Zürich');
+    expect(found.map((p) => p.sourceUuid)).toEqual(['accents']);
+    await index.close();
+  });
+});
