@@ -3,8 +3,9 @@
 // The question's words are read by FTS5's own tokenizer (through a small temporary FTS5 table,
 // so stems agree with the index exactly), stop words dropped. Each word becomes a clause with
 // its document frequency counted up to DF_CAP (a capped MATCH: fts5vocab would read the whole
-// doclist of a common word): the word itself; else, for a word the index does not hold, its
-// prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund), from fts5vocab.
+// doclist of a common word): the word itself; else, for a word the searched chatbot's chunks do
+// not hold, its prefix ("instal" → instal*) or its nearest spellings ("refnd" → refund), from
+// fts5vocab, each kept only when that chatbot's chunks hold it (the vocabulary is everyone's).
 //
 // Why the plan has tiers (see planSearch): FTS5 scores every row that matches, so a query's
 // cost is the number of rows its terms reach. Heavy words (in DF_CAP chunks or more, or in
@@ -38,6 +39,8 @@ export const MAX_QUESTION_TERMS = 32;
 const PREFIX_SAMPLE = 8;
 /** Spellings tried for a word the index does not hold. */
 const MAX_SPELLINGS = 4;
+/** The nearest spellings checked against the search's scope, for MAX_SPELLINGS found in it. */
+const MAX_SPELLING_CHECKS = 16;
 /** Vocabulary terms read when looking for spellings (those sharing the word's first letters). */
 const MAX_SPELLING_CANDIDATES = 5_000;
 
@@ -53,6 +56,9 @@ const quote = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
 /** Allowed edits by word length, as search engines' "auto" fuzziness does. */
 const maxEdits = (length: number) => (length < 4 ? 0 : length <= 5 ? 1 : 2);
+
+/** Whether an FTS5 expression matches a chunk where the search looks (its chatbot or agent). */
+export type InScope = (expr: string) => boolean;
 
 export class QueryPlanner {
   private readonly statements;
@@ -114,18 +120,24 @@ export class QueryPlanner {
     return { expr: `${quote(stem)} *`, df };
   }
 
-  private spellings(stem: string): Clause | undefined {
+  private spellings(stem: string, inScope: InScope): Clause | undefined {
     const edits = maxEdits(stem.length);
     if (edits === 0) return undefined;
     // Typos are rarest in a word's first letters: only spellings that share two are read.
     const lead = stem.slice(0, 2);
-    const near = this.statements.range
+    const candidates = this.statements.range
       .all(lead, `${lead}\u{10ffff}`, MAX_SPELLING_CANDIDATES)
       .filter((row) => Math.abs(row.term.length - stem.length) <= edits)
       .map((row) => ({ ...row, edits: distance(row.term, stem) }))
       .filter((row) => row.edits <= edits)
       .sort((a, b) => a.edits - b.edits || b.doc - a.doc)
-      .slice(0, MAX_SPELLINGS);
+      .slice(0, MAX_SPELLING_CHECKS);
+    // The vocabulary is every chatbot's: keep the spellings this search can find.
+    const near: typeof candidates = [];
+    for (const row of candidates) {
+      if (near.length === MAX_SPELLINGS) break;
+      if (inScope(quote(row.term))) near.push(row);
+    }
     if (near.length === 0) return undefined;
     return {
       expr: `(${near.map((row) => quote(row.term)).join(' OR ')})`,
@@ -133,13 +145,23 @@ export class QueryPlanner {
     };
   }
 
-  /** One clause per word the index can match: itself, its prefix or its nearest spellings. */
-  clauses(text: string): Clause[] {
+  /**
+   * One clause per word the index can match: itself, its prefix or its nearest spellings, each
+   * only when `inScope` finds it (the index and its vocabulary hold every chatbot's words: a
+   * word, or near spellings, in other chatbots' sources must not stand in for a correction).
+   */
+  clauses(text: string, inScope: InScope = () => true): Clause[] {
     const clauses: Clause[] = [];
     for (const stem of this.stems(text)) {
       const df = this.df(stem);
+      const prefix = () => {
+        const clause = this.withPrefix(stem);
+        return clause && inScope(clause.expr) ? clause : undefined;
+      };
       const clause =
-        df > 0 ? { expr: quote(stem), df } : (this.withPrefix(stem) ?? this.spellings(stem));
+        df > 0 && inScope(quote(stem))
+          ? { expr: quote(stem), df }
+          : (prefix() ?? this.spellings(stem, inScope));
       if (clause !== undefined) clauses.push(clause);
     }
     return clauses;

@@ -58,3 +58,54 @@ describe('accents written as combining marks', () => {
     await index.close();
   });
 });
+
+describe('spellings of a mistyped word', () => {
+  it("come from the chatbot's own words, however many near ones other chatbots' sources hold", async () => {
+    const index = testIndex();
+    // Another chatbot's sources hold many words one edit from "refnd", in many chunks each.
+    for (let i = 0; i < 6; i++) {
+      await index.add({
+        uuid: `other-${i}`,
+        chatbotUuid: 'other-bot',
+        title: `Other ${i}`,
+        type: 'upload',
+        fileName: `other-${i}.md`,
+        text: 'refind refend refand refnds reknd rebnd',
+      });
+    }
+    await index.add({
+      uuid: 'policy',
+      chatbotUuid: BOT,
+      title: 'Policy',
+      type: 'upload',
+      fileName: 'policy.md',
+      text: 'A refund is paid within 30 days.',
+    });
+    const found = await index.search(BOT, 'refnd');
+    expect(found.map((p) => p.sourceUuid)).toEqual(['policy']);
+    await index.close();
+  });
+
+  it("are tried when only other chatbots' sources hold the mistyped word itself", async () => {
+    const index = testIndex();
+    await index.add({
+      uuid: 'typo',
+      chatbotUuid: 'other-bot',
+      title: 'Other',
+      type: 'upload',
+      fileName: 'other.md',
+      text: 'We refnd nothing.',
+    });
+    await index.add({
+      uuid: 'policy',
+      chatbotUuid: BOT,
+      title: 'Policy',
+      type: 'upload',
+      fileName: 'policy.md',
+      text: 'A refund is paid within 30 days.',
+    });
+    const found = await index.search(BOT, 'refnd');
+    expect(found.map((p) => p.sourceUuid)).toEqual(['policy']);
+    await index.close();
+  });
+});
