@@ -70,6 +70,12 @@ function fromFastifyCode(code: string, limits: ErrorLimits): ErrorResponse | und
   }
 }
 
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes), from better-sqlite3. */
+export function isStoreBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_BUSY(_|$)/.test(code);
+}
+
 export interface ErrorLimits {
   bodyLimit: number;
   maxUploadBytes: number;
@@ -94,6 +100,14 @@ export function toErrorResponse(error: unknown, limits: ErrorLimits): ErrorRespo
     };
   }
   const code = (error as { code?: unknown } | null)?.code;
+  if (isStoreBusy(error)) {
+    // Another process held the store's write lock past the busy timeout: worth a retry.
+    return {
+      status: 503,
+      body: errorBody('store_busy', 'the store is busy with another process; try again'),
+      headers: { 'retry-after': '1' },
+    };
+  }
   const mapped = typeof code === 'string' ? fromFastifyCode(code, limits) : undefined;
   if (mapped) return mapped;
   const status = (error as { statusCode?: unknown } | null)?.statusCode;

@@ -10,7 +10,7 @@
 // failed URL is fetched again instead).
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { HttpError } from './http-errors.js';
+import { HttpError, isStoreBusy } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
 import { prepareText } from './knowledge/chunk-store.js';
@@ -87,6 +87,7 @@ export class Ingestor {
     } catch (error) {
       if (error instanceof DuplicateSourceError) throw conflict(error.existing);
       this.count(record.type, 'failed');
+      if (isStoreBusy(error)) throw error; // answered 503: another process held the lock
       this.logger.error({ err: error, source: record.uuid }, 'storing a data source failed');
       throw new HttpError(500, 'index_failed', 'the data source could not be stored; try again');
     }

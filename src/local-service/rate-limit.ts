@@ -4,12 +4,21 @@
 // one file. A slot is given back when its message produced no answer.
 import type { ServiceDb } from './db/open.js';
 
+export interface RateSlot {
+  id: number;
+  at: number;
+}
+
 export interface RateDecision {
   allowed: boolean;
   /** When refused: time until the oldest counted message leaves the window. */
   retryAfterMs: number;
-  /** When allowed: the counted message, to hand to release() if the message fails. */
-  slot?: number;
+  /**
+   * When allowed: the counted message, to hand to release() if the message fails. Its time
+   * too: a row id is used again once its row has left the window, so the id alone could name
+   * a later message's row.
+   */
+  slot?: RateSlot;
 }
 
 export class SlidingWindowLimiter {
@@ -30,7 +39,7 @@ export class SlidingWindowLimiter {
       count: db.prepare<[number, string]>(
         `INSERT INTO rate_events (at, chatbot_id) SELECT ?, id FROM chatbots WHERE uuid = ?`,
       ),
-      release: db.prepare<[number]>('DELETE FROM rate_events WHERE id = ?'),
+      release: db.prepare<[number, number]>('DELETE FROM rate_events WHERE id = ? AND at = ?'),
     };
   }
 
@@ -48,13 +57,13 @@ export class SlidingWindowLimiter {
           return { allowed: false, retryAfterMs: Math.max(0, oldest + windowMs - now) };
         }
         const { lastInsertRowid } = this.q.count.run(now, chatbotUuid);
-        return { allowed: true, retryAfterMs: 0, slot: Number(lastInsertRowid) };
+        return { allowed: true, retryAfterMs: 0, slot: { id: Number(lastInsertRowid), at: now } };
       })
       .immediate();
   }
 
   /** Gives back a slot taken by take() (the message failed before any answer was written). */
-  release(_chatbotUuid: string, slot: number | undefined): void {
-    if (slot !== undefined) this.q.release.run(slot);
+  release(_chatbotUuid: string, slot: RateSlot | undefined): void {
+    if (slot !== undefined) this.q.release.run(slot.id, slot.at);
   }
 }

@@ -6,8 +6,9 @@
 // A URL source waits (`await`) for a background fetch. The process that fetches it holds a
 // lease (fetch_lease_until, fetch_owner = "<pid>:<instance>"), so two processes on one file do
 // not fetch it twice. A fetch left by a crash is taken up again at once by the next start:
-// its owner's process is gone (the file is local, so its pid can be asked after), or else
-// when the lease runs out.
+// its owner's process is gone (the file is local, so its pid can be asked after; a lease
+// with this process's pid from no instance of it is an earlier process's), or else when the
+// lease runs out.
 import type { ServiceDb } from './db/open.js';
 import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
 import type { SourceRecord } from './records.js';
@@ -33,15 +34,17 @@ interface Lease {
   fetch_owner: string | null;
 }
 
-/** This process's name on its leases: its pid, and which service instance in it. */
-const OWNER = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+/** The lease names of the service instances in this process (one per SourceStore). */
+const ownersHere = new Set<string>();
 
-/** Whether a lease's owner may still be working: a live process that is not this one. */
-function ownerAlive(owner: string | null): boolean {
+/** Whether a lease's owner may still be working: a live process, or another instance here. */
+function ownerAlive(owner: string | null, self: string): boolean {
   if (owner === null) return false;
   const pid = Number(owner.split(':')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return owner !== OWNER; // another instance in this process
+  // Our pid, but not an instance of ours: an earlier process had it (a restarted container's
+  // service is pid 1 every time), so that process is gone.
+  if (pid === process.pid) return owner !== self && ownersHere.has(owner);
   try {
     process.kill(pid, 0);
     return true;
@@ -50,12 +53,12 @@ function ownerAlive(owner: string | null): boolean {
   }
 }
 
-/** Whether a fetch waits for someone to take it. */
-const takeable = (lease: Lease, nowMs: number) =>
+/** Whether a fetch waits for `self` to take it. */
+const takeable = (lease: Lease, nowMs: number, self: string) =>
   lease.status === 'await' &&
-  (lease.fetch_owner === OWNER ||
+  (lease.fetch_owner === self ||
     (lease.fetch_lease_until ?? 0) < nowMs ||
-    !ownerAlive(lease.fetch_owner));
+    !ownerAlive(lease.fetch_owner, self));
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -120,10 +123,13 @@ function columnsOf(record: SourceRecord) {
 export class SourceStore {
   private readonly q: ReturnType<typeof prepare>;
   private readonly chunks: ChunkStore;
+  /** This instance's name on its leases: its process's pid, and which instance in it. */
+  private readonly owner = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
 
   constructor(private readonly db: ServiceDb) {
     this.q = prepare(db);
     this.chunks = new ChunkStore(db);
+    ownersHere.add(this.owner);
   }
 
   get(uuid: string): SourceRecord | undefined {
@@ -219,8 +225,8 @@ export class SourceStore {
     return this.db
       .transaction(() => {
         const lease = this.q.lease.get(uuid);
-        if (lease === undefined || !takeable(lease, nowMs)) return false;
-        this.q.take.run(nowMs + leaseMs, OWNER, uuid);
+        if (lease === undefined || !takeable(lease, nowMs, this.owner)) return false;
+        this.q.take.run(nowMs + leaseMs, this.owner, uuid);
         return true;
       })
       .immediate();
@@ -235,7 +241,7 @@ export class SourceStore {
   unfinished(nowMs: number): string[] {
     return this.q.unfinished
       .all()
-      .filter((lease) => takeable(lease, nowMs))
+      .filter((lease) => takeable(lease, nowMs, this.owner))
       .map((lease) => lease.uuid);
   }
 }

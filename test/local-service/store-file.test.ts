@@ -2,7 +2,7 @@
 // versions refused untouched, and store URLs it does not take.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,6 +20,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 describe('the store file', () => {
@@ -83,6 +84,23 @@ describe('the store file', () => {
     const db = openServiceDb(`sqlite://${path}`);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
+  });
+
+  it('refuses a path that is a folder, saying so and naming it', async () => {
+    const path = join(dir, 'a-folder');
+    await mkdir(path);
+    expect(() => openServiceDb(`sqlite://${path}`)).toThrow(
+      new RegExp(`store file ${escaped(path)} is a folder, not a file`),
+    );
+  });
+
+  it('refuses a path under a file, naming the folder it cannot create', async () => {
+    const file = join(dir, 'plain-file');
+    await writeFile(file, 'not a folder');
+    const path = join(file, 'store.sqlite');
+    expect(() => openServiceDb(`sqlite://${path}`)).toThrow(
+      new RegExp(`store file ${escaped(path)}: its folder ${escaped(file)} cannot be created`),
+    );
   });
 
   it.each([

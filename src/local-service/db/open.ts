@@ -52,6 +52,21 @@ export class StoreFileError extends Error {
   }
 }
 
+/** Creates the file's folder; a folder in place of the file, or a file in place of a folder, is named. */
+function preparePath(path: string): void {
+  // SQLite would only say "disk I/O error" or "unable to open database file".
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new StoreFileError(`store file ${path} is a folder, not a file: name a file in it`);
+  }
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new StoreFileError(
+      `store file ${path}: its folder ${dirname(path)} cannot be created: ${(error as Error).message}`,
+    );
+  }
+}
+
 /** Refuses a file that holds the local service's data in the old key-value layout. */
 function refuseLegacyLayout(path: string): void {
   if (!existsSync(path) || statSync(path).size === 0) return;
@@ -104,7 +119,7 @@ function migrate(db: ServiceDb, display: string): void {
 export function openServiceDb(url: string): ServiceDb {
   const { path, display } = serviceDbLocation(url);
   if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true });
+    preparePath(path);
     refuseLegacyLayout(path);
   }
   let db: ServiceDb;

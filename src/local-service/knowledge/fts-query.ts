@@ -3,8 +3,9 @@
 // The question's words are read by FTS5's own tokenizer (through a small temporary FTS5 table,
 // so stems agree with the index exactly), stop words dropped. Each word becomes a clause with
 // its document frequency counted up to DF_CAP (a capped MATCH: fts5vocab would read the whole
-// doclist of a common word): the word itself; else, for a word the index does not hold, its
-// prefix ("requir" → requir*) or its spellings one edit away ("refnd" → refund).
+// doclist of a common word): the word itself; else, for a word the searched chatbot's chunks do
+// not hold, its prefix ("requir" → requir*) or its spellings one edit away ("refnd" → refund),
+// each kept only when that chatbot's chunks hold it (the index is every chatbot's).
 //
 // Why the plan has tiers (see planSearch): FTS5 scores every row that matches, so a query's
 // cost is the number of rows its terms reach. Heavy words (in DF_CAP chunks or more, or in
@@ -14,7 +15,7 @@
 // chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
 import type { ServiceDb } from '../db/open.js';
-import { isStopWord, tokenize } from './terms.js';
+import { isStopWord } from './terms.js';
 
 export interface Clause {
   /** The clause in FTS5 query syntax. */
@@ -27,6 +28,12 @@ export interface Clause {
 export const OR_BUDGET = 12_000;
 /** Document frequencies are counted up to this; a word reaching it is heavy. */
 export const DF_CAP = OR_BUDGET;
+/**
+ * A question's distinct words searched at most, the first ones (the rest are left out): each
+ * costs index reads and, for a misspelling, hundreds of lookups, so a 1 MB question would
+ * otherwise hold the service (searches run on its only thread) for minutes.
+ */
+export const MAX_QUESTION_TERMS = 32;
 /** Spellings tried for a word the index does not hold. */
 const MAX_SPELLINGS = 4;
 /** Longer "words" (hashes, ids) are not spelling mistakes. */
@@ -49,6 +56,17 @@ function oneEditAway(word: string): string[] {
   out.delete(word);
   return [...out];
 }
+
+/**
+ * A question's words as FTS5's unicode61 reads them: letters, digits and private-use characters,
+ * with the combining marks inside them (a decomposed "Zu\u0308rich" is one word, as in the index;
+ * splitting at its mark would search "zu" and "rich").
+ */
+const wordsOf = (text: string) =>
+  text.split(/[^\p{L}\p{M}\p{N}\p{Co}]+/u).filter((word) => word !== '');
+
+/** Whether an FTS5 expression matches a chunk where the search looks (its chatbot or agent). */
+export type InScope = (expr: string) => boolean;
 
 const quote = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
@@ -81,16 +99,17 @@ export class QueryPlanner {
     return this.statements.total.get()?.n ?? 0;
   }
 
-  /** The index terms of a text's words, stop words left out, each once, in order. */
-  stems(text: string): string[] {
-    const words = tokenize(text).filter((word) => !isStopWord(word.toLowerCase()));
+  /** The index terms of a text's words, stop words left out, each once, in order (at most `most`). */
+  stems(text: string, most = MAX_QUESTION_TERMS): string[] {
+    const words = wordsOf(text).filter((word) => !isStopWord(word.toLowerCase()));
     if (words.length === 0) return [];
     const s = this.statements;
     s.clear.run();
-    s.put.run(words.join(' '));
+    // Enough words for `most` distinct stems in any ordinary question.
+    s.put.run(words.slice(0, 8 * most).join(' '));
     const stems = s.read.all().map((row) => row.term);
     s.clear.run();
-    return [...new Set(stems)];
+    return [...new Set(stems)].slice(0, most);
   }
 
   private df(term: string): number {
@@ -109,12 +128,13 @@ export class QueryPlanner {
    * changed or two swapped), each read through the tokenizer so "configurng" finds the stem
    * of "configuring". Cost grows with the word's length, not with the index.
    */
-  private spellings(word: string): Clause | undefined {
+  private spellings(word: string, inScope: InScope): Clause | undefined {
     if (word.length < 4 || word.length > MAX_SPELLED_LENGTH) return undefined;
-    const near = this.stems(oneEditAway(word).join(' '))
+    const variants = oneEditAway(word);
+    const near = this.stems(variants.join(' '), variants.length)
       .filter((stem) => stem !== word)
       .map((stem) => ({ stem, df: this.df(stem) }))
-      .filter((found) => found.df > 0)
+      .filter((found) => found.df > 0 && inScope(quote(found.stem)))
       .sort((a, b) => b.df - a.df)
       .slice(0, MAX_SPELLINGS);
     if (near.length === 0) return undefined;
@@ -127,13 +147,23 @@ export class QueryPlanner {
     };
   }
 
-  /** One clause per word the index can match: itself, its prefix or its nearest spellings. */
-  clauses(text: string): Clause[] {
+  /**
+   * One clause per word the index can match: itself, its prefix or its spellings, each only
+   * when `inScope` finds it (the index holds every chatbot's words: a word, or a spelling, in
+   * other chatbots' sources must not stand in for a correction here).
+   */
+  clauses(text: string, inScope: InScope = () => true): Clause[] {
     const clauses: Clause[] = [];
     for (const stem of this.stems(text)) {
       const df = this.df(stem);
+      const prefix = () => {
+        const clause = this.withPrefix(stem);
+        return clause && inScope(clause.expr) ? clause : undefined;
+      };
       const clause =
-        df > 0 ? { expr: quote(stem), df } : (this.withPrefix(stem) ?? this.spellings(stem));
+        df > 0 && inScope(quote(stem))
+          ? { expr: quote(stem), df }
+          : (prefix() ?? this.spellings(stem, inScope));
       if (clause !== undefined) clauses.push(clause);
     }
     return clauses;

@@ -86,6 +86,9 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
          s.chatbot_id
        FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?`,
     ),
+    exists: db.prepare<[string], { one: number }>(
+      'SELECT 1 AS one FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1',
+    ),
     chunksOf: db.prepare<[number], { n: number | null }>(
       'SELECT sum(chunk_count) AS n FROM sources WHERE chatbot_id = ?',
     ),
@@ -132,10 +135,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     } else if ((statements.chunksOf.get(chatbot.id)?.n ?? 0) > planner.totalChunks() / 2) {
       scope = { ...scope, filter: chatbot.id };
     }
-    const own = planner.clauses(query);
+    const inScope = (expr: string) =>
+      statements.exists.get(`${scope.match} AND {title heading text} : (${expr})`) !== undefined;
+    const own = planner.clauses(query, inScope);
     const ownExprs = new Set(own.map((clause) => clause.expr));
     const context = planner
-      .clauses(options.context ?? '')
+      .clauses(options.context ?? '', inScope)
       .filter((clause) => !ownExprs.has(clause.expr));
     if (own.length === 0 && context.length === 0) return [];
     const limit = options.limit ?? 5;
