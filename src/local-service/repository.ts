@@ -255,13 +255,27 @@ export class Repository {
       this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
     );
   }
-  async saveAgent(record: AgentRecord): Promise<void> {
-    this.db
+  /**
+   * Changes an agent in one transaction (read, change, write), so two processes updating it at
+   * once never lose one another's change. Undefined when there is no such agent.
+   */
+  async changeAgent(
+    uuid: string,
+    change: (agent: AgentRecord) => AgentRecord,
+  ): Promise<AgentRecord | undefined> {
+    return this.db
       .transaction(() => {
-        const row = this.q.agent.get(record.uuid);
-        if (row === undefined) throw new Error(`no agent ${record.uuid}`);
-        this.q.updateAgent.run({ ...this.agentColumns(record), id: row.id });
-        this.setAgentSources(row.id, record.data_source_uuids);
+        const row = this.q.agent.get(uuid);
+        if (row === undefined) return undefined;
+        const next = change(
+          agentRecord(
+            row,
+            this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
+          ),
+        );
+        this.q.updateAgent.run({ ...this.agentColumns(next), id: row.id });
+        this.setAgentSources(row.id, next.data_source_uuids);
+        return next;
       })
       .immediate();
   }
@@ -308,18 +322,29 @@ export class Repository {
       this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
     );
   }
-  async saveTag(record: SourceTagRecord): Promise<void> {
-    this.db
+  /** Changes a source tag in one transaction (see changeAgent). */
+  async changeTag(
+    uuid: string,
+    change: (tag: SourceTagRecord) => SourceTagRecord,
+  ): Promise<SourceTagRecord | undefined> {
+    return this.db
       .transaction(() => {
-        const row = this.q.tag.get(record.uuid);
-        if (row === undefined) throw new Error(`no source tag ${record.uuid}`);
+        const row = this.q.tag.get(uuid);
+        if (row === undefined) return undefined;
+        const next = change(
+          tagRecord(
+            row,
+            this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
+          ),
+        );
         this.q.updateTag.run({
           id: row.id,
-          name: record.name,
-          color: record.color,
-          modified_at: record.modified_at,
+          name: next.name,
+          color: next.color,
+          modified_at: next.modified_at,
         });
-        this.setTagMembers(row.id, record.data_source_uuids);
+        this.setTagMembers(row.id, next.data_source_uuids);
+        return next;
       })
       .immediate();
   }

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { validateAgentCreate, validateAgentUpdate } from '../../service/validate.js';
 import { applyAgentUpdate, buildAgent } from '../agents.js';
+import { HttpError } from '../http-errors.js';
 import { agentWire } from '../records.js';
 import {
   checkSourcesOf,
@@ -43,8 +44,10 @@ export function agentRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const agent = owned(await ctx.repo.getAgent(request.params.uuid), request.owner, 'agent');
       const input = validateAgentUpdate(request.body);
       await checkSourcesOf(ctx.repo, agent.chatbotUuid, input.data_source_uuids);
-      const updated = applyAgentUpdate(agent, input, ctx.now());
-      await ctx.repo.saveAgent(updated);
+      const updated = await ctx.repo.changeAgent(agent.uuid, (current) =>
+        applyAgentUpdate(current, input, ctx.now()),
+      );
+      if (!updated) throw HttpError.notFound('agent');
       return agentWire(updated, true);
     },
   );

@@ -2,6 +2,7 @@
 // POST /api/v1/source-tag/{uuid}/update
 import type { FastifyInstance } from 'fastify';
 import { validateSourceTagCreate, validateSourceTagUpdate } from '../../service/validate.js';
+import { HttpError } from '../http-errors.js';
 import { isoTimestamp, newId } from '../ids.js';
 import { type SourceTagRecord, tagWire } from '../records.js';
 import {
@@ -53,17 +54,17 @@ export function tagRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const tag = owned(await ctx.repo.getTag(request.params.uuid), request.owner, 'source tag');
       const input = validateSourceTagUpdate(request.body);
       await checkSourcesOf(ctx.repo, tag.chatbotUuid, input.data_source_uuids);
-      const updated: SourceTagRecord = {
-        ...tag,
-        name: input.name ?? tag.name,
-        color: input.color ?? tag.color,
+      const updated = await ctx.repo.changeTag(tag.uuid, (current) => ({
+        ...current,
+        name: input.name ?? current.name,
+        color: input.color ?? current.color,
         data_source_uuids:
           input.data_source_uuids === undefined
-            ? tag.data_source_uuids
+            ? current.data_source_uuids
             : [...new Set(input.data_source_uuids)],
         modified_at: isoTimestamp(ctx.now()),
-      };
-      await ctx.repo.saveTag(updated);
+      }));
+      if (!updated) throw HttpError.notFound('source tag');
       return tagWire(updated);
     },
   );
