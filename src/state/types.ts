@@ -86,6 +86,22 @@ export interface ReplyLinkMap {
   set(messageKey: string, thread: LinkedThread): Promise<void>;
 }
 
+/**
+ * A workspace's thread-context setting: whether a thread's earlier messages go to the chatbot
+ * with the first question asked there, and how many. Bounds left out mean the bridge's defaults.
+ */
+export interface ThreadContextSetting {
+  enabled: boolean;
+  maxMessages?: number;
+  maxChars?: number;
+}
+
+/** Workspace ("platform:workspace") → thread-context setting; none stored means on, defaults. */
+export interface ThreadContextSettings {
+  get(workspace: string): Promise<ThreadContextSetting | undefined>;
+  set(workspace: string, setting: ThreadContextSetting): Promise<void>;
+}
+
 export interface Dedup {
   /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -107,5 +123,6 @@ export interface StateStore {
   readonly dedup: Dedup;
   readonly locks: ThreadLocks;
   readonly replyLinks: ReplyLinkMap;
+  readonly threadContext: ThreadContextSettings;
   close(): Promise<void>;
 }
