@@ -2,7 +2,9 @@
 // and when; the adapter owns how it looks and which API calls make it so.
 import type { EarlierMessage } from './thread-context.js';
 
-export type { EarlierMessage } from './thread-context.js';
+export type { EarlierMessage, ThreadContextBounds } from './thread-context.js';
+// The bounds admins may set (src/admin reads the bridge through this file only).
+export { DEFAULT_THREAD_CONTEXT_BOUNDS, THREAD_CONTEXT_LIMITS } from './thread-context.js';
 
 /** "A user wrote X in thread T", in platform-neutral terms. */
 export interface IncomingMessage {
