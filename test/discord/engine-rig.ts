@@ -9,6 +9,7 @@ import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState } from '../../src/state/index.js';
+import type { MessageContentMode } from '../../adapters/discord/config.js';
 import { startRig, type Rig } from './helpers.js';
 
 export interface AnswerScript {
@@ -40,6 +41,7 @@ export async function startEngineRig(
     maxUploadBytes?: number;
     rateLimit?: [number, number];
     admins?: string[];
+    messageContent?: MessageContentMode;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -80,6 +82,7 @@ export async function startEngineRig(
     minUpdateMs: options.minUpdateMs,
     maxUploadBytes: options.maxUploadBytes,
     admins: options.admins,
+    messageContent: options.messageContent,
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({
