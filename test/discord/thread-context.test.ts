@@ -119,6 +119,47 @@ describe('Discord thread context', () => {
     expect(await queriesOf(r, channel, question.id)).toEqual([WITH_CONTEXT]);
   });
 
+  it("marks the bot's own messages in a chain, and a deleted message ends the chain", async () => {
+    const r = await begin();
+    const { fake } = r;
+    const channel = fake.textChannel.id;
+    // An old answer of the bot's that no reply link leads to any more.
+    const old = fake.store({
+      id: snowflake(),
+      channel_id: channel,
+      guild_id: fake.guildId,
+      author: fake.bot,
+      content: 'Where should the offsite be?',
+      mentions: [],
+      attachments: [],
+      allowedMentions: [],
+      history: ['Where should the offsite be?'],
+      flags: 0,
+    });
+    const proposal = fake.userMessage(channel, ana, 'We should pick Lisbon for the offsite.', {
+      replyTo: old.id,
+    });
+    const agreed = fake.userMessage(channel, ben, 'Agreed, Lisbon it is.', {
+      replyTo: proposal.id,
+    });
+    const first = ask(r, channel, 'what did we decide?', agreed.id);
+    await botSays(r, first.id, 'You decided on Lisbon.');
+    expect(await queriesOf(r, channel, first.id)).toEqual([
+      WITH_CONTEXT.replace('\nAna', '\n(assistant): Where should the offsite be?\nAna'),
+    ]);
+
+    // Ana deletes her message (the gateway tells the bot, as Discord does).
+    fake.messages.delete(proposal.id);
+    fake.gateway.dispatch('MESSAGE_DELETE', {
+      id: proposal.id,
+      channel_id: channel,
+      guild_id: fake.guildId,
+    });
+    const second = ask(r, channel, 'what did we decide?', agreed.id);
+    await botSays(r, second.id, 'You decided on Lisbon.');
+    expect(await queriesOf(r, channel, second.id)).toEqual([WITH_CONTEXT.replace(/Ana: .*\n/, '')]);
+  });
+
   it('sends the question alone once an admin turned thread context off', async () => {
     const r = await begin();
     const { fake } = r;
