@@ -3,6 +3,7 @@
 // local service, which answers from them; later messages go alone, and `thread-context off`
 // turns it off for the workspace.
 import { afterEach, describe, expect, it } from 'vitest';
+import { compareTs } from '../../adapters/slack/thread-history.js';
 import { BOT_USER } from './fake-slack.js';
 import { startChain, storedQueries, type Chain, type ScriptedAnswer } from './e2e-setup.js';
 import { ALICE, BOSS, mention, message } from './harness.js';
@@ -147,5 +148,14 @@ describe('Slack thread context', () => {
       'Ben: Agreed, Porto it is.',
     ]);
     expect(botTexts(c, thread).at(-1)).toBe('You decided on Porto.');
+  });
+});
+
+describe('Slack timestamps', () => {
+  it('orders "seconds.micros" by time, whatever their lengths', () => {
+    expect(compareTs('999999999.000001', '1000000000.000000')).toBeLessThan(0);
+    expect(compareTs('1700000000.000010', '1700000000.000009')).toBeGreaterThan(0);
+    expect(compareTs('1700000000.5', '1700000000.400000')).toBeGreaterThan(0);
+    expect(compareTs('1700000000.000001', '1700000000.000001')).toBe(0);
   });
 });
