@@ -24,6 +24,7 @@ import type { ChannelPace } from './pace.js';
 import { ArrivalOrder, type Started } from './arrival.js';
 import { createDiscordReplyTarget, type ReplyChannel } from './reply.js';
 import { authorName, readableContent, threadNameFrom } from './text.js';
+import { earlierReader } from './thread-history.js';
 
 export const PLATFORM = 'discord';
 /** The workspace of direct messages (they belong to no guild). */
@@ -250,6 +251,9 @@ export function createMessageHandler(deps: MessageHandlerDeps) {
       // Replies to any part of a reply-fallback answer continue its conversation.
       onPosted: replyTo ? (posted) => link(posted, ref) : undefined,
     });
+    // What came before the question (a thread, a reply chain): read if the engine wants it.
+    const earlier = earlierReader(message, botId, deps.receivesContent?.() ?? true);
+    if (earlier) target.earlierMessages = earlier;
     return { answered: conversation.handle(incoming, target) };
   }
 

@@ -9,6 +9,7 @@ import type { SlackChannels } from './channels.js';
 import type { StateStore } from '../../src/state/types.js';
 import { mentions, slackToPlainText } from './format.js';
 import { createSlackReplyTarget, type SlackReplyOptions } from './reply.js';
+import { readEarlierMessages } from './thread-history.js';
 import type { SlackUsers } from './users.js';
 
 /** Longer than Slack's last retry (about an hour apart in the worst case is retried thrice). */
@@ -158,6 +159,11 @@ export class EventRouter {
       },
       this.deps,
     );
+    if (event.thread_ts !== undefined && event.thread_ts !== event.ts) {
+      // A question inside a thread: the engine may want what was said there before it.
+      const place = { workspace, channel, threadTs: ref.thread, beforeTs: event.ts };
+      target.earlierMessages = (limit) => readEarlierMessages(this.deps, place, limit);
+    }
     const answer = conversation.handle(message, target).catch((error: unknown) => {
       logger.error({ err: error, channel }, 'slack: answering failed');
     });

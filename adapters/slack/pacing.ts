@@ -20,6 +20,8 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
   'reactions.add': 50,
   'reactions.remove': 20,
   'assistant.threads.setStatus': 100,
+  // Tier 3 (internal and Marketplace apps): thread context, once per thread new to the bot.
+  'conversations.replies': 50,
 };
 
 /** Calls per second Slack allows per channel, besides the workspace's tier ("short bursts" allowed). */

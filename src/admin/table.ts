@@ -6,6 +6,7 @@ import { helpCommand } from './commands/help.js';
 import { sessionCommands } from './commands/session.js';
 import { sourceCommands } from './commands/source.js';
 import { tagCommands } from './commands/tag.js';
+import { threadContextCommands } from './commands/thread-context.js';
 import type { AdminCommand } from './types.js';
 
 export const adminCommands: readonly AdminCommand[] = Object.freeze([
@@ -14,6 +15,7 @@ export const adminCommands: readonly AdminCommand[] = Object.freeze([
   ...sourceCommands,
   ...tagCommands,
   ...sessionCommands,
+  ...threadContextCommands,
   helpCommand(() => adminCommands),
 ]);
 

@@ -59,7 +59,8 @@ export interface ArgSpec {
   readonly max?: number;
 }
 
-export type AdminNoun = 'chatbot' | 'agent' | 'source' | 'tag' | 'session' | 'help';
+export type AdminNoun =
+  'chatbot' | 'agent' | 'source' | 'tag' | 'session' | 'thread-context' | 'help';
 
 /**
  * Parsed and checked argument values by ArgSpec name. Absent optional arguments are absent.

@@ -9,6 +9,7 @@ import type { FlatVariables } from '../service/types.js';
 import { Limiter } from '../state/limiter.js';
 import type { SessionRef, StateStore } from '../state/types.js';
 import { ChatbotDirectory } from './chatbots.js';
+import { firstQuestionQuery } from './context-query.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import {
   DEFAULT_RATE_LIMIT_TEXT,
@@ -68,6 +69,8 @@ interface Session {
   ref: SessionRef;
   /** Opened for this message: a 404 on it is not a stale mapping. */
   fresh: boolean;
+  /** What is sent: the question, with the thread's earlier messages in a thread new to us. */
+  query: string;
 }
 
 export function createConversation(deps: ConversationDeps): ConversationEngine {
@@ -117,33 +120,41 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
     key: string,
     chatbotUuid: string,
     m: IncomingMessage,
+    target: ReplyTarget,
   ): Promise<Session> {
     const stored = await state.sessions.get(key);
     // A binding that changed chatbot starts a new conversation with the new one, and so does a
     // thread that was reset (its entry stays, with no sessionUuid).
     if (stored?.sessionUuid && stored.chatbotUuid === chatbotUuid) {
-      return { ref: stored, fresh: false };
+      return { ref: stored, fresh: false, query: m.text };
     }
-    return { ref: await openSession(key, chatbotUuid, m), fresh: true };
+    // Only a thread never answered in gets its earlier messages (a reset means "forget").
+    // Read while the session opens; it never rejects.
+    const query = stored ? m.text : firstQuestionQuery(m, target, state, log);
+    const ref = await openSession(key, chatbotUuid, m);
+    return { ref, fresh: true, query: await query };
   }
 
   /** Sends the question; a stored session the service no longer knows is replaced once. */
-  async function send(key: string, chatbotUuid: string, m: IncomingMessage, signal: AbortSignal) {
-    const session = await sessionFor(key, chatbotUuid, m);
+  async function send(
+    key: string,
+    chatbotUuid: string,
+    m: IncomingMessage,
+    target: ReplyTarget,
+    signal: AbortSignal,
+  ) {
+    const session = await sessionFor(key, chatbotUuid, m, target);
+    const { query } = session;
     try {
-      const stream = await client.streamMessage(
-        session.ref.sessionUuid,
-        { query: m.text },
-        { signal },
-      );
-      return { stream, sessionUuid: session.ref.sessionUuid };
+      const stream = await client.streamMessage(session.ref.sessionUuid, { query }, { signal });
+      return { stream, sessionUuid: session.ref.sessionUuid, query };
     } catch (error) {
       // Safe to re-send: a 404 means the question was never accepted.
       if (!isServiceError(error, 'not_found') || session.fresh) throw error;
       log.info({ thread: key }, 'stored session unknown to the service: opening a new one');
       const ref = await openSession(key, chatbotUuid, m);
-      const stream = await client.streamMessage(ref.sessionUuid, { query: m.text }, { signal });
-      return { stream, sessionUuid: ref.sessionUuid };
+      const stream = await client.streamMessage(ref.sessionUuid, { query }, { signal });
+      return { stream, sessionUuid: ref.sessionUuid, query };
     }
   }
 
@@ -243,9 +254,10 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
       } else {
         const release = await streams.acquire();
         let sessionUuid: string;
+        let query: string;
         try {
           let stream: AnswerStream;
-          ({ stream, sessionUuid } = await send(key, chatbotUuid, m, signal));
+          ({ stream, sessionUuid, query } = await send(key, chatbotUuid, m, target, signal));
           for await (const piece of stream) {
             streamed += piece;
             renderer.push(streamed);
@@ -253,7 +265,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
         } finally {
           release();
         }
-        final = await finalAnswer(sessionUuid, chatbotUuid, m.text, streamed, signal);
+        final = await finalAnswer(sessionUuid, chatbotUuid, query, streamed, signal);
       }
     } catch (error) {
       log.warn({ err: error, thread: key }, 'answer failed');

@@ -53,10 +53,12 @@ export function outcomeOf(notice: Notice | undefined): AnswerOutcome {
 /** Calls `onFirst` when the target's first message opens (the first words are visible). */
 export function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
   let seen = false;
+  const earlier = target.earlierMessages?.bind(target);
   return {
     get limits() {
       return target.limits;
     },
+    ...(earlier ? { earlierMessages: earlier } : {}),
     showWorking: () => target.showWorking(),
     stopWorking: () => target.stopWorking(),
     async openMessage(text) {

@@ -1,5 +1,10 @@
 // The seam between the conversation engine and a platform adapter. The engine owns what is said
 // and when; the adapter owns how it looks and which API calls make it so.
+import type { EarlierMessage } from './thread-context.js';
+
+export type { EarlierMessage, ThreadContextBounds } from './thread-context.js';
+// The bounds admins may set (src/admin reads the bridge through this file only).
+export { DEFAULT_THREAD_CONTEXT_BOUNDS, THREAD_CONTEXT_LIMITS } from './thread-context.js';
 
 /** "A user wrote X in thread T", in platform-neutral terms. */
 export interface IncomingMessage {
@@ -85,6 +90,13 @@ export interface ReplyTarget {
   stopWorking(): Promise<void>;
   /** Posts a new message with its first text: the first words, or a continuation. */
   openMessage(text: string): Promise<ReplyMessage>;
+  /**
+   * Where the thread may have messages before this question (a thread people started, a reply
+   * chain): reads up to `limit` of the newest of them, oldest first, the question excluded. The
+   * engine calls it only for the first question in a thread it never answered in; a rejection
+   * sends the question alone.
+   */
+  earlierMessages?(limit: number): Promise<EarlierMessage[]>;
 }
 
 export interface ReplyMessage {

@@ -1,6 +1,6 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
 // registry of data sources, event de-duplication, per-thread locks and the message →
-// conversation links of reply chains on one store.
+// conversation links of reply chains, and per-workspace thread-context settings on one store.
 //
 //   memory://                 this process only, gone on exit (tests, trials)
 //   sqlite://path             the embedded default; survives restarts; ONE process only
@@ -11,7 +11,12 @@ import { LocalDedup, RedisDedup } from './dedup.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
-import { KeyvBindingMap, KeyvReplyLinkMap, KeyvSessionMap } from './maps.js';
+import {
+  KeyvBindingMap,
+  KeyvReplyLinkMap,
+  KeyvSessionMap,
+  KeyvThreadContextSettings,
+} from './maps.js';
 import { LocalRateBudget, RedisRateBudget } from './rate-budget.js';
 import { RedisThreadLocks } from './redis-locks.js';
 import { KeyvSourceIndex, KeyvSourceRegistry, RedisSourceIndex } from './sources.js';
@@ -136,6 +141,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       locks,
       replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
       rateBudget: redis ? new RedisRateBudget(redis, prefix) : new LocalRateBudget(now),
+      threadContext: new KeyvThreadContextSettings(space('thread-context')),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

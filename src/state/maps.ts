@@ -1,6 +1,15 @@
-// thread → session, place → chatbot binding and message → conversation: plain keyv namespaces.
+// thread → session, place → chatbot binding, message → conversation and workspace → thread-context
+// setting: plain keyv namespaces.
 import type { Keyv } from 'keyv';
-import type { BindingMap, LinkedThread, ReplyLinkMap, SessionMap, SessionRef } from './types.js';
+import type {
+  BindingMap,
+  LinkedThread,
+  ReplyLinkMap,
+  SessionMap,
+  SessionRef,
+  ThreadContextSetting,
+  ThreadContextSettings,
+} from './types.js';
 
 function checkKey(what: string, key: string): void {
   if (typeof key !== 'string' || key === '') {
@@ -106,5 +115,33 @@ export class KeyvReplyLinkMap implements ReplyLinkMap {
       { platform, workspace, channel, thread: thread.thread, expiresAt },
       this.ttlMs,
     );
+  }
+}
+
+function checkBound(what: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+    throw new Error(`${what}: must be a whole number of at least 1, got ${String(value)}`);
+  }
+}
+
+export class KeyvThreadContextSettings implements ThreadContextSettings {
+  constructor(private readonly space: Keyv<ThreadContextSetting>) {}
+
+  async get(workspace: string): Promise<ThreadContextSetting | undefined> {
+    checkKey('workspace', workspace);
+    return (await this.space.get(workspace)) ?? undefined;
+  }
+
+  async set(workspace: string, setting: ThreadContextSetting): Promise<void> {
+    checkKey('workspace', workspace);
+    if (typeof setting.enabled !== 'boolean') throw new Error('enabled: must be true or false');
+    checkBound('maxMessages', setting.maxMessages);
+    checkBound('maxChars', setting.maxChars);
+    const { enabled, maxMessages, maxChars } = setting;
+    await this.space.set(workspace, {
+      enabled,
+      ...(maxMessages === undefined ? {} : { maxMessages }),
+      ...(maxChars === undefined ? {} : { maxChars }),
+    });
   }
 }

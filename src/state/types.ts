@@ -86,6 +86,22 @@ export interface ReplyLinkMap {
   set(messageKey: string, thread: LinkedThread): Promise<void>;
 }
 
+/**
+ * A workspace's thread-context setting: whether a thread's earlier messages go to the chatbot
+ * with the first question asked there, and how many. Bounds left out mean the bridge's defaults.
+ */
+export interface ThreadContextSetting {
+  enabled: boolean;
+  maxMessages?: number;
+  maxChars?: number;
+}
+
+/** Workspace ("platform:workspace") → thread-context setting; none stored means on, defaults. */
+export interface ThreadContextSettings {
+  get(workspace: string): Promise<ThreadContextSetting | undefined>;
+  set(workspace: string, setting: ThreadContextSetting): Promise<void>;
+}
+
 export interface Dedup {
   /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -112,5 +128,6 @@ export interface StateStore {
   readonly replyLinks: ReplyLinkMap;
   /** Platform API budgets: shared by every replica on Redis, this process's own otherwise. */
   readonly rateBudget: RateBudget;
+  readonly threadContext: ThreadContextSettings;
   close(): Promise<void>;
 }

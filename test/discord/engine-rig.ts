@@ -9,6 +9,7 @@ import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState, type State } from '../../src/state/index.js';
+import type { MessageContentMode } from '../../adapters/discord/config.js';
 import { startRig, type Rig } from './helpers.js';
 
 export interface AnswerScript {
@@ -44,6 +45,7 @@ export async function startEngineRig(
     state?: State;
     /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
     sharedBudget?: boolean;
+    messageContent?: MessageContentMode;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -85,6 +87,7 @@ export async function startEngineRig(
     maxUploadBytes: options.maxUploadBytes,
     admins: options.admins,
     ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
+    messageContent: options.messageContent,
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

@@ -26,6 +26,8 @@ export interface Chain {
   chatbotUuid: string;
   /** Answers given for these exact queries instead of the built-in retrieval. */
   scripted: Map<string, ScriptedAnswer>;
+  /** An answer chosen by reading the query (a stand-in for a model), after `scripted`. */
+  answerFor?: (query: string) => ScriptedAnswer | undefined;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export interface ChainOptions {
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
   const scripted = new Map<string, ScriptedAnswer>();
+  const holder: Pick<Chain, 'answerFor'> = {};
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     maxFetchBytes: 1024 * 1024,
@@ -50,7 +53,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     fetchUrl: (url, signal) => base.fetchUrl(url, signal),
     close: () => base.close(),
     answer(request, signal) {
-      const script = scripted.get(request.query);
+      const script = scripted.get(request.query) ?? holder.answerFor?.(request.query);
       if (!script) return base.answer(request, signal);
       return { pieces: fromArray(script.pieces), citations: () => script.citations ?? {} };
     },
@@ -83,12 +86,29 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     client,
     chatbotUuid: chatbot.uuid,
     scripted,
+    get answerFor() {
+      return holder.answerFor;
+    },
+    set answerFor(fn) {
+      holder.answerFor = fn;
+    },
     async close() {
       await harness.close();
       await client.close();
       await service.close();
     },
   };
+}
+
+/** The queries the service received in a thread's session, oldest first. */
+export async function storedQueries(
+  chain: Chain,
+  channel: string,
+  thread: string,
+): Promise<string[]> {
+  const ref = await chain.harness.state.sessions.get(`slack:${TEAM}:${channel}:${thread}`);
+  if (!ref) return [];
+  return (await chain.client.listMessages(ref.sessionUuid)).map((m) => m.query);
 }
 
 /** The stored answers of a thread's session, oldest first. */

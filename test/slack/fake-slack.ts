@@ -260,6 +260,8 @@ export class FakeSlack {
         return ws.userInfo(args);
       case 'conversations.info':
         return ws.conversationInfo(args);
+      case 'conversations.replies':
+        return ws.replies(args, BOT_USER);
       case 'views.open':
         return ws.openView(args);
       default:

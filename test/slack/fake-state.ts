@@ -8,6 +8,8 @@ export interface FakeMessage {
   ts: string;
   channel: string;
   threadTs?: string;
+  /** A person's message (userMessage); the bot's own have none. */
+  user?: string;
   /** markdown_text as Slack holds it: start + appends + stop, or the last post/update. */
   markdown: string;
   text?: string;
@@ -91,6 +93,58 @@ export class FakeWorkspace {
     return [...this.messages.values()].filter(
       (m) => m.channel === channel && m.threadTs === threadTs,
     );
+  }
+
+  /** A person's message as Slack keeps it; the test delivers its event, if it needs one. */
+  userMessage(fields: { channel: string; user: string; text: string; threadTs?: string }) {
+    const ts = this.nextTs();
+    const message: FakeMessage = {
+      ts,
+      channel: fields.channel,
+      threadTs: fields.threadTs,
+      user: fields.user,
+      markdown: fields.text,
+      text: fields.text,
+      blocks: [],
+      streaming: false,
+      startedAt: this.now(),
+      updates: 0,
+      appends: 0,
+    };
+    this.messages.set(ts, message);
+    return message;
+  }
+
+  /** conversations.replies: the parent, then its replies, in pages (the cursor is an offset). */
+  replies(args: Args, botUserId: string): Reply {
+    const channel = str(args.channel);
+    const ts = str(args.ts);
+    const parent = this.messages.get(ts ?? '');
+    if (!channel || !parent || parent.channel !== channel) return fail('thread_not_found');
+    const latest = str(args.latest);
+    const inclusive = args.inclusive === 'true' || args.inclusive === true;
+    const limit = Number(args.limit ?? 1000);
+    const offset = Number(str(args.cursor) ?? 0);
+    const all = [parent, ...this.thread(channel, parent.ts).filter((m) => m.ts !== parent.ts)]
+      .filter((m) => latest === undefined || m.ts < latest || (inclusive && m.ts === latest))
+      .sort((a, b) => (a.ts < b.ts ? -1 : 1));
+    const rest = all.slice(offset + limit);
+    const asReply = (m: FakeMessage) => ({
+      type: 'message',
+      ts: m.ts,
+      thread_ts: parent.ts,
+      text: m.user ? m.markdown : this.visibleText(m.ts),
+      ...(m.user ? { user: m.user } : { user: botUserId, bot_id: 'BBOT' }),
+    });
+    const page = all.slice(offset, offset + limit);
+    // Slack repeats the parent at the top of every page.
+    if (offset > 0) page.unshift(parent);
+    return {
+      ok: true,
+      messages: page.map(asReply),
+      has_more: rest.length > 0,
+      response_metadata: { next_cursor: rest.length > 0 ? String(offset + limit) : '' },
+    };
   }
 
   startStream(args: Args): Reply {

@@ -181,6 +181,26 @@ export function stateContract(name: string, factory: StoreFactory): void {
       );
     });
 
+    it('keeps thread-context settings per workspace; names bad input', async () => {
+      const state = await open();
+      const workspace = unique('slack:T1');
+      expect(await state.threadContext.get(workspace)).toBeUndefined();
+      await state.threadContext.set(workspace, { enabled: false });
+      expect(await state.threadContext.get(workspace)).toEqual({ enabled: false });
+      const bounded = { enabled: true, maxMessages: 5, maxChars: 900 };
+      await state.threadContext.set(workspace, bounded);
+      expect(await state.threadContext.get(workspace)).toEqual(bounded);
+      expect(await state.threadContext.get(unique('slack:T2'))).toBeUndefined();
+      await expect(state.threadContext.set('', bounded)).rejects.toThrow(/workspace/);
+      await expect(
+        state.threadContext.set(workspace, { enabled: true, maxMessages: 0 }),
+      ).rejects.toThrow(/maxMessages/);
+      await expect(
+        state.threadContext.set(workspace, { enabled: true, maxChars: 1.5 }),
+      ).rejects.toThrow(/maxChars/);
+      expect(await state.threadContext.get(workspace)).toEqual(bounded);
+    });
+
     it('reply links expire replyLinkTtlMs after they were set, by the store clock', async () => {
       let now = Date.parse('2025-03-04T05:06:07Z');
       const state = await open({ now: () => now, replyLinkTtlMs: 60_000 });

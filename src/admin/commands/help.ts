@@ -4,7 +4,14 @@ import type { AdminCommand, AdminNoun } from '../types.js';
 import { commandHelp, overview } from '../usage.js';
 import { positional } from './shared.js';
 
-export const HELP_NOUNS: readonly AdminNoun[] = ['chatbot', 'agent', 'source', 'tag', 'session'];
+export const HELP_NOUNS: readonly AdminNoun[] = [
+  'chatbot',
+  'agent',
+  'source',
+  'tag',
+  'session',
+  'thread-context',
+];
 
 export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand {
   const help: AdminCommand = {

@@ -6,6 +6,7 @@ import type {
   SessionRef,
   SourceRecord,
   StateStore,
+  ThreadContextSetting,
   ThreadLocks,
 } from '../../../src/state/types.js';
 
@@ -38,6 +39,7 @@ export function memoryState() {
   const bindings = new Map<string, string>();
   const sources = new Map<string, SourceRecord>();
   const replyLinks = new Map<string, LinkedThread>();
+  const threadContext = new Map<string, ThreadContextSetting>();
   const locks = new ChainLocks();
   const state: StateStore = {
     sessions: {
@@ -70,7 +72,11 @@ export function memoryState() {
       get: async (k) => replyLinks.get(k),
       set: async (k, v) => void replyLinks.set(k, v),
     },
+    threadContext: {
+      get: async (k) => threadContext.get(k),
+      set: async (k, v) => void threadContext.set(k, v),
+    },
     close: async () => {},
   };
-  return { state, sessions, bindings, sources, locks };
+  return { state, sessions, bindings, sources, locks, threadContext };
 }

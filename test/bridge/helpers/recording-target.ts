@@ -1,6 +1,7 @@
 // A reply surface that records every call with its (fake) time, for assertions on what the user
 // saw and when. Calls can be made slow or made to fail.
 import type {
+  EarlierMessage,
   FinalContent,
   ReplyMessage,
   ReplyTarget,
@@ -43,6 +44,8 @@ export class RecordingTarget implements ReplyTarget {
   readonly messages: RecordedMessage[] = [];
   /** How long each update (and open) takes, in fake ms. */
   callDelayMs = 0;
+  /** The thread's earlier messages, where the test gives the thread some. */
+  earlierMessages?: (limit: number) => Promise<EarlierMessage[]>;
   private readonly failures: Array<{ kind: CallKind; error: Error; skip: number }> = [];
 
   constructor(

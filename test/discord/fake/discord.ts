@@ -18,7 +18,13 @@ import {
 } from './payloads.js';
 import { interactionRoutes, type InteractionRecord } from './interactions.js';
 import type { DiscordLimits } from './limits.js';
-import { createMessage, editMessage, startThread, tooManyRequests } from './messages.js';
+import {
+  createMessage,
+  editMessage,
+  listMessages,
+  startThread,
+  tooManyRequests,
+} from './messages.js';
 
 export { tooManyRequests };
 
@@ -179,7 +185,7 @@ export class FakeDiscord extends EventEmitter {
         ? { message_reference: { message_id: options.replyTo, channel_id: channelId } }
         : {}),
     });
-    this.gateway.dispatch('MESSAGE_CREATE', this.asDelivered(message));
+    this.gateway.dispatch('MESSAGE_CREATE', this.delivered(message));
     return message;
   }
 
@@ -187,7 +193,7 @@ export class FakeDiscord extends EventEmitter {
    * MESSAGE_CREATE as this connection may see it: without the Message Content intent, Discord
    * withholds content, attachments and embeds of server messages that do not mention the bot.
    */
-  private asDelivered(message: FakeMessage): Record<string, unknown> {
+  delivered(message: FakeMessage): Record<string, unknown> {
     const channel = this.channels.get(message.channel_id);
     const payload = messagePayload(message, channel?.type ?? ChannelKind.DM);
     const withheld =
@@ -200,7 +206,7 @@ export class FakeDiscord extends EventEmitter {
 
   /** Delivers a message's MESSAGE_CREATE again (a replica or a restarted process sees it twice). */
   redeliver(message: FakeMessage): void {
-    this.gateway.dispatch('MESSAGE_CREATE', this.asDelivered(message));
+    this.gateway.dispatch('MESSAGE_CREATE', this.delivered(message));
   }
 
   /** A user opens a DM with the bot: a channel the client has never seen. */
@@ -228,6 +234,24 @@ export class FakeDiscord extends EventEmitter {
     this.channels.set(thread.id, thread);
     this.gateway.dispatch('THREAD_CREATE', { ...channelPayload(thread), newly_created: true });
     this.userMessage(thread.id, author, content, { id: thread.id, mentions });
+    return thread;
+  }
+
+  /**
+   * A user starts a public thread in a text channel: on one of its messages (the thread takes
+   * that message's id, as on Discord), or on nothing.
+   */
+  userThread(author: FakeUser, name: string, onMessage?: string): FakeChannel {
+    const thread: FakeChannel = {
+      id: onMessage ?? snowflake(),
+      type: ChannelKind.PublicThread,
+      guild_id: this.guildId,
+      parent_id: this.textChannel.id,
+      name,
+      owner_id: author.id,
+    };
+    this.channels.set(thread.id, thread);
+    this.gateway.dispatch('THREAD_CREATE', { ...channelPayload(thread), newly_created: true });
     return thread;
   }
 
@@ -348,13 +372,16 @@ export class FakeDiscord extends EventEmitter {
       return { status: 204 };
     });
     this.route('POST', '/channels/:cid/messages', (r, [cid]) => createMessage(this, cid!, r.body));
+    this.route('GET', '/channels/:cid/messages', (_r, [cid], req) =>
+      listMessages(this, cid!, new URL(req.url ?? '/', 'http://fake').searchParams),
+    );
     this.route('PATCH', '/channels/:cid/messages/:mid', (r, [, mid]) =>
       editMessage(this, mid!, r.body),
     );
     this.route('GET', '/channels/:cid/messages/:mid', (_r, [, mid]) => {
       const message = this.messages.get(mid!);
       if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
-      return { status: 200, body: this.asDelivered(message) };
+      return { status: 200, body: this.delivered(message) };
     });
     this.route('DELETE', '/channels/:cid/messages/:mid', (_r, [, mid]) => {
       const message = this.messages.get(mid!);

@@ -45,6 +45,21 @@ export function createMessage(fake: FakeDiscord, channelId: string, body: unknow
   return { status: 200, body: payload };
 }
 
+/** GET /channels/:id/messages?before=&limit=: newest first, as the connection may read them. */
+export function listMessages(fake: FakeDiscord, channelId: string, query: URLSearchParams): Reply {
+  if (!fake.channels.has(channelId))
+    return { status: 404, body: { message: 'Unknown Channel', code: 10003 } };
+  const before = query.get('before');
+  const limit = Number(query.get('limit') ?? 50);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    return invalid('limit', 'int value should be less than or equal to 100.');
+  const found = [...fake.messages.values()]
+    .filter((m) => m.channel_id === channelId && (before === null || BigInt(m.id) < BigInt(before)))
+    .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+    .slice(0, limit);
+  return { status: 200, body: found.map((m) => fake.delivered(m)) };
+}
+
 export function editMessage(fake: FakeDiscord, messageId: string, body: unknown): Reply {
   const message = fake.messages.get(messageId);
   if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
