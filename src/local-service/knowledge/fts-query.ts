@@ -150,9 +150,11 @@ export class QueryPlanner {
   /**
    * One clause per word the index can match: itself, its prefix or its spellings, each only
    * when `inScope` finds it (the index holds every chatbot's words: a word, or a spelling, in
-   * other chatbots' sources must not stand in for a correction here).
+   * other chatbots' sources must not stand in for a correction here). `trustWords` skips the
+   * check for a word the table holds (when the chatbot owns most of the table, its rows are
+   * filtered anyway, and the check would cost more than the search).
    */
-  clauses(text: string, inScope: InScope = () => true): Clause[] {
+  clauses(text: string, inScope: InScope = () => true, trustWords = false): Clause[] {
     const clauses: Clause[] = [];
     for (const stem of this.stems(text)) {
       const df = this.df(stem);
@@ -161,7 +163,7 @@ export class QueryPlanner {
         return clause && inScope(clause.expr) ? clause : undefined;
       };
       const clause =
-        df > 0 && inScope(quote(stem))
+        df > 0 && (trustWords || inScope(quote(stem)))
           ? { expr: quote(stem), df }
           : (prefix() ?? this.spellings(stem, inScope));
       if (clause !== undefined) clauses.push(clause);

@@ -137,10 +137,11 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     }
     const inScope = (expr: string) =>
       statements.exists.get(`${scope.match} AND {title heading text} : (${expr})`) !== undefined;
-    const own = planner.clauses(query, inScope);
+    const dominant = scope.filter !== undefined;
+    const own = planner.clauses(query, inScope, dominant);
     const ownExprs = new Set(own.map((clause) => clause.expr));
     const context = planner
-      .clauses(options.context ?? '', inScope)
+      .clauses(options.context ?? '', inScope, dominant)
       .filter((clause) => !ownExprs.has(clause.expr));
     if (own.length === 0 && context.length === 0) return [];
     const limit = options.limit ?? 5;
