@@ -10,7 +10,7 @@ import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
 import { FakeSlack } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
 import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
-import { answerText, piecesOf, scriptedService, type Script } from './slack.js';
+import { answerText, piecesOf, scriptedService, type Script } from './slack-script.js';
 import { percentile, type BenchRow } from './table.js';
 
 const WINDOW_MS = 2000;

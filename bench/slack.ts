@@ -5,54 +5,13 @@
 // compressed 30× (the per-minute budgets count over 2 s) so the run stays short. Burst row: 20
 // new answers at once in one workspace under the real tiers (first words must not wait).
 import { createConversation } from '../src/bridge/index.js';
-import { startLocalService } from '../src/local-service/index.js';
-import { createDefaultKnowledge } from '../src/local-service/knowledge-default.js';
-import type { KnowledgePort } from '../src/local-service/knowledge-port.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState } from '../src/state/index.js';
-import { METHOD_LIMITS, sleep } from '../adapters/slack/pacing.js';
+import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
 import type { FakeSlackOptions } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
+import { answerText, piecesOf, scriptedService, type Script } from './slack-script.js';
 import { percentile, type BenchRow } from './table.js';
-
-export interface Timing {
-  first?: number;
-  end?: number;
-}
-export interface Script {
-  pieces: string[];
-  intervalMs: number;
-  timing: Timing;
-}
-
-/** The local service with answers scripted by question (pieces and pace), timed as they go. */
-export async function scriptedService() {
-  const scripts = new Map<string, Script>();
-  const base = await createDefaultKnowledge({
-    refusePrivateUrls: false,
-    maxFetchBytes: 1024,
-    fetchTimeoutMs: 1000,
-  });
-  async function* timed(script: Script): AsyncIterable<string> {
-    for (const [i, piece] of script.pieces.entries()) {
-      if (i > 0) await sleep(script.intervalMs);
-      else script.timing.first = Date.now();
-      yield piece;
-    }
-    script.timing.end = Date.now();
-  }
-  const knowledge: KnowledgePort = {
-    ...base,
-    answer(request, signal) {
-      const script = scripts.get(request.query);
-      return script
-        ? { pieces: timed(script), citations: () => ({}) }
-        : base.answer(request, signal);
-    },
-  };
-  const service = await startLocalService({ apiKeys: ['bench'], knowledge });
-  return { service, scripts };
-}
 
 async function startBench(fake: FakeSlackOptions, windowMs?: number) {
   const { service, scripts } = await scriptedService();
@@ -84,20 +43,6 @@ async function startBench(fake: FakeSlackOptions, windowMs?: number) {
       await service.close();
     },
   };
-}
-
-export function answerText(paragraphs: boolean): string {
-  const sentence = 'The refund policy covers every order placed in the last thirty days. ';
-  let text = '';
-  for (let i = 0; text.length < 2000; i++)
-    text += sentence + (paragraphs && i % 6 === 5 ? '\n\n' : '');
-  return text.slice(0, 2000);
-}
-
-export function piecesOf(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
 }
 
 const forChannel = (channel: string) => (call: { args: Record<string, unknown> }) =>

@@ -1,24 +1,13 @@
 // Resources of the chatbot service as the client hands them on: the documented fields with
 // normalised values (booleans from 1/0, JSON text parsed), plus every unknown field as received.
 
-export const VISIBILITIES = ['private', 'public', 'hybrid'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
-
-export const AGENT_TYPES = [
-  'user-facing',
-  'background',
-  'human-escalation',
-  'pre-canned',
-  'spam-defense',
-] as const;
-export type AgentType = (typeof AGENT_TYPES)[number];
-
-/** Documented bounds of what we send. Responses may lie outside them (field notes: bias -10). */
-export const LIMITS = {
-  rateLimitCount: { min: 1, max: 100 },
-  rateLimitWindowSeconds: { min: 1, max: 360 },
-  unitInterval: { min: 0, max: 1 },
-} as const;
+export {
+  AGENT_TYPES,
+  LIMITS,
+  VISIBILITIES,
+  type AgentType,
+  type Visibility,
+} from './rules/vocabulary.js';
 
 /** Extra fields a response carried that the contract does not name. Never rejected. */
 export type Extra = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // local service derives its route JSON schemas from them and answers 400 with their wording,
 // and the input types below follow from them.
 import { z } from 'zod';
-import { AGENT_TYPES, VISIBILITIES } from '../types.js';
+import { AGENT_TYPES, VISIBILITIES } from './vocabulary.js';
 import {
   colour,
   flag,

@@ -2,7 +2,7 @@
 // wording (the "rule" half of "field: rule"), so the client, the local service and its JSON
 // schemas all say the same thing about the same bad value.
 import { z } from 'zod';
-import { LIMITS } from '../types.js';
+import { LIMITS } from './vocabulary.js';
 
 /** Non-blank text: the value a name, a question or a query must be. */
 export const text = () =>
