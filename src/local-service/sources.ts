@@ -96,8 +96,9 @@ function prepare(db: ServiceDb) {
     take: db.prepare<[number, string, string]>(
       'UPDATE sources SET fetch_lease_until = ?, fetch_owner = ? WHERE uuid = ?',
     ),
-    release: db.prepare<[string]>(
-      'UPDATE sources SET fetch_lease_until = NULL, fetch_owner = NULL WHERE uuid = ?',
+    release: db.prepare<[string, string]>(
+      `UPDATE sources SET fetch_lease_until = NULL, fetch_owner = NULL
+       WHERE uuid = ? AND fetch_owner = ?`,
     ),
     unfinished: db.prepare<[], Lease>(
       `SELECT uuid, status, fetch_lease_until, fetch_owner FROM sources
@@ -234,7 +235,7 @@ export class SourceStore {
 
   /** Gives a fetch back unfinished (the service is stopping): the next sweep takes it up. */
   releaseFetch(uuid: string): void {
-    this.q.release.run(uuid);
+    this.q.release.run(uuid, this.owner);
   }
 
   /** Sources no process is working on that never finished (a crash, a stop mid-fetch). */

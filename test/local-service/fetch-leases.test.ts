@@ -65,4 +65,18 @@ describe('fetch leases', () => {
     expect(repo.sources.claimFetch('page', 1_000, 30_000)).toBe(true);
     db.close();
   });
+
+  it('gives back only its own lease: one taken over after it ran out stays with the new holder', async () => {
+    const db = openServiceDb('memory://');
+    const slow = await storeWithWaitingUrl(db);
+    const other = new Repository(db);
+    expect(slow.sources.claimFetch('page', 0, 30_000)).toBe(true);
+    // The slow holder's lease ran out; another instance takes the fetch over.
+    expect(other.sources.claimFetch('page', 31_000, 30_000)).toBe(true);
+    slow.sources.releaseFetch('page'); // the slow one stops, giving back what it thinks it holds
+    const third = new Repository(db);
+    expect(third.sources.claimFetch('page', 32_000, 30_000)).toBe(false);
+    expect(other.sources.claimFetch('page', 32_000, 30_000)).toBe(true);
+    db.close();
+  });
 });
