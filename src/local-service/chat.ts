@@ -15,7 +15,8 @@ import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
 import { searchInConversation } from './knowledge/follow-up.js';
 import { splitIntoPieces } from './knowledge/index.js';
-import type { KnowledgeIndex } from './knowledge/types.js';
+import { asksTheSame } from './knowledge/qa-answer.js';
+import type { KnowledgeIndex, Passage } from './knowledge/types.js';
 import { fromArray } from './pieces.js';
 import { ResponseSink } from './response-sink.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
@@ -25,6 +26,8 @@ import type { Repository } from './repository.js';
 
 export const NO_AGENT_TEXT = 'This chatbot has no enabled agent that can answer right now.';
 const HISTORY_TURNS = 5;
+/** Best passages looked at for a Q&A pair asking the same question. */
+const QA_PASSAGES_READ = 3;
 
 export interface ChatDeps {
   repo: Repository;
@@ -78,6 +81,7 @@ async function plan(
   };
   if (route.kind === 'fixed')
     return { draft: fixedDraft(route.text), meta, agentUuid: route.agent.uuid };
+  const qaPair = await pairAsked(deps.repo, route.passages, query);
   const draft = deps.knowledge.answer(
     {
       query,
@@ -86,11 +90,26 @@ async function plan(
       showCitations: chatbot.meta.show_citations,
       prompt: route.agent.prompt,
       temperature: route.agent.meta.temperature,
+      ...(qaPair === undefined ? {} : { qaPair }),
     },
     deps.signal,
   );
   const sources = [...new Set(route.passages.map((p) => p.sourceUuid))];
   return { draft, meta: { ...meta, retrieved_source_uuids: sources }, agentUuid: route.agent.uuid };
+}
+
+/** The Q&A pair among the best passages whose question is the one asked, with its whole answer. */
+async function pairAsked(repo: Repository, passages: Passage[], query: string) {
+  for (const passage of passages.slice(0, QA_PASSAGES_READ)) {
+    if (passage.type !== 'qa') continue;
+    const source = await repo.getSource(passage.sourceUuid);
+    const pair = source
+      ? (JSON.parse(source.meta_json) as { question?: unknown; answer?: unknown })
+      : {};
+    if (typeof pair.question !== 'string' || typeof pair.answer !== 'string') continue;
+    if (asksTheSame(query, pair.question)) return { answer: pair.answer, passage };
+  }
+  return undefined;
 }
 
 function fixedDraft(text: string): AnswerDraft {

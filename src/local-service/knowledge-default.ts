@@ -12,6 +12,7 @@ import {
   streamLlmAnswer,
   type ExtractionPoolOptions,
 } from './knowledge/index.js';
+import { qaAnswer } from './knowledge/qa-answer.js';
 import type { LlmOptions } from './options.js';
 import { fromArray } from './pieces.js';
 
@@ -86,10 +87,13 @@ export async function createDefaultKnowledge(
           finishReason: () => answer.finishReason,
         };
       }
-      const composed = composeAnswer(request.query, request.passages, {
-        citations: request.showCitations,
-        history: request.history,
-      });
+      const pair = request.qaPair;
+      const composed = pair
+        ? qaAnswer(pair.answer, pair.passage, request.showCitations)
+        : composeAnswer(request.query, request.passages, {
+            citations: request.showCitations,
+            history: request.history,
+          });
       return {
         pieces: fromArray(splitIntoPieces(composed.text)),
         citations: () => composed.citeData,

@@ -25,6 +25,11 @@ export interface AnswerRequest {
   /** The answering agent's instructions and settings (used by a language model). */
   prompt: string;
   temperature?: number;
+  /**
+   * The whole answer of the Q&A pair the question asks (found by the HTTP side, which reads
+   * the pair): an extractive writer states it as it is; a language model may ignore it.
+   */
+  qaPair?: { answer: string; passage: Passage };
 }
 
 /** An answer being produced: pieces in order, then the citations of what was said. */
