@@ -1,15 +1,6 @@
 // Synthetic text for the local service benchmarks: seeded, so every run measures the same text.
 
-/** A small seeded PRNG (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../test/seeded-random.js';
 
 const SYLLABLES =
   'ka lo mi ne ta ri so vu de pa an el or in us ber con tion pre ex ly ment ing gra phi stra'.split(
@@ -33,7 +24,7 @@ export interface BenchCorpus {
  * under a short heading. Drawing from a pool keeps generation cheap next to what is measured.
  */
 export function corpus(seed: number): BenchCorpus {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const set = new Set<string>();
   while (set.size < 30_000) {
     const n = 2 + Math.floor(rand() * 3);

@@ -15,6 +15,7 @@ import { observeDedup } from './ops/observed-state.js';
 import { Readiness } from './ops/readiness.js';
 import { connectToService } from './service-connection.js';
 import { openState } from './state/index.js';
+import { untilStopAsked } from './stop-signal.js';
 
 export interface StartIo {
   env: NodeJS.ProcessEnv;
@@ -149,16 +150,7 @@ export async function start(io: StartIo): Promise<void> {
     { adapters: adapters.map((a) => a.name), port: ops?.port ?? config.port },
     'chatbridge is running (GET /healthz, /readyz, /metrics)',
   );
-  let stop!: () => void;
-  await new Promise<void>((resolve) => {
-    stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    io.signal?.addEventListener('abort', stop, { once: true });
-    if (io.signal?.aborted) stop();
-  });
-  process.removeListener('SIGINT', stop);
-  process.removeListener('SIGTERM', stop);
+  await untilStopAsked(io.signal);
   logger.info({ drainMs: config.drainMs }, 'stopping: not ready, finishing answers in progress');
   await stopAll();
 }

@@ -50,24 +50,25 @@ export function outcomeOf(notice: Notice | undefined): AnswerOutcome {
   }
 }
 
-/** Calls `onFirst` when the target's first message opens (the first words are visible). */
+/**
+ * Calls `onFirst` when the target's first message opens (the first words are visible). Every
+ * other member of the target, optional ones included, passes through as it is.
+ */
 export function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
   let seen = false;
-  const earlier = target.earlierMessages?.bind(target);
-  return {
-    get limits() {
-      return target.limits;
-    },
-    ...(earlier ? { earlierMessages: earlier } : {}),
-    showWorking: () => target.showWorking(),
-    stopWorking: () => target.stopWorking(),
-    async openMessage(text) {
-      const message = await target.openMessage(text);
-      if (!seen) {
-        seen = true;
-        onFirst();
-      }
-      return message;
-    },
+  const openMessage: ReplyTarget['openMessage'] = async (text) => {
+    const message = await target.openMessage(text);
+    if (!seen) {
+      seen = true;
+      onFirst();
+    }
+    return message;
   };
+  return new Proxy(target, {
+    get(inner, property) {
+      if (property === 'openMessage') return openMessage;
+      const value: unknown = Reflect.get(inner, property, inner);
+      return typeof value === 'function' ? (value as () => unknown).bind(inner) : value;
+    },
+  });
 }

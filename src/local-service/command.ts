@@ -7,6 +7,7 @@ import { createLogger } from '../log.js';
 import type { FaultOptions, LocalServiceOptions } from './options.js';
 import { createServiceMetrics, SERVICE_DRAIN_MS } from './ops.js';
 import { startLocalService } from './server.js';
+import { untilStopAsked } from '../stop-signal.js';
 
 export const SERVICE_USAGE = `Usage: chatbridge service [options]
   --port N                 port to listen on (default 8787; 0 = any free port)   CHATBRIDGE_SERVICE_PORT
@@ -217,16 +218,7 @@ export async function runServiceCommand(
     `chatbridge service listening on ${service.url} (store ${service.store}, ${keys} API key${keys === 1 ? '' : 's'})`,
   );
 
-  let stop!: () => void;
-  await new Promise<void>((resolveStop) => {
-    stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    io.signal?.addEventListener('abort', stop, { once: true });
-    if (io.signal?.aborted) stop();
-  });
-  process.removeListener('SIGINT', stop);
-  process.removeListener('SIGTERM', stop);
+  await untilStopAsked(io.signal);
   // Not ready first (the balancer stops sending), then answers in progress get time to end.
   await service.ops.drain(SERVICE_DRAIN_MS);
   await service.close();

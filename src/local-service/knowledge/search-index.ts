@@ -53,6 +53,13 @@ interface Scope {
   filter?: number;
 }
 
+/** A chunk found, with its row when it was already read. */
+interface Hit {
+  id: number;
+  score: number;
+  row?: HitRow;
+}
+
 interface HitRow {
   position: number;
   section: string | null;
@@ -100,14 +107,17 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     return row;
   }
 
-  function run(scope: Scope, body: string, limit: number) {
+  function run(scope: Scope, body: string, limit: number): Hit[] {
     const match = `{title heading text} : (${body})`;
     if (scope.filter === undefined)
       return statements.hits.all(`${scope.match} AND ${match}`, limit);
     // The chatbot holds most of the table: its scope token would cost more than it saves.
     // Read twice as many rows unscoped and keep the chatbot's; scoped again if too few are.
+    // Each row read for the filter travels with its hit, so it is not read again for the passage.
     const rows = statements.hits.all(match, 2 * limit);
-    const mine = rows.filter((row) => statements.passage.get(row.id)?.chatbot_id === scope.filter);
+    const mine = rows
+      .map((hit): Hit => ({ ...hit, row: statements.passage.get(hit.id) }))
+      .filter((hit) => hit.row?.chatbot_id === scope.filter);
     if (mine.length >= limit || rows.length < 2 * limit) {
       return mine.slice(0, limit);
     }
@@ -116,7 +126,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
 
   /** Runs the plan's steps until one finds enough (see fts-query.ts); `wanted` rows at most. */
   function ranked(scope: Scope, own: Clause[], context: Clause[], limit: number, wanted: number) {
-    let found: { id: number; score: number }[] = [];
+    let found: Hit[] = [];
     for (const step of planSearch(own, context, planner.totalChunks())) {
       found = run(scope, step.body, wanted);
       if (found.length >= (step.needsFull ? limit : 1)) return found;
@@ -159,9 +169,9 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     );
   }
 
-  function passagesOf(hits: { id: number; score: number }[]): Passage[] {
-    return hits.flatMap(({ id, score }) => {
-      const row = statements.passage.get(id);
+  function passagesOf(hits: Hit[]): Passage[] {
+    return hits.flatMap(({ id, score, row: known }) => {
+      const row = known ?? statements.passage.get(id);
       if (row === undefined) return [];
       const passage: Passage = {
         sourceUuid: row.uuid,
