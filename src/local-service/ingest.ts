@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import { HttpError, isStoreBusy } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
-import { prepareText } from './knowledge/chunk-store.js';
+import { type PreparedText, prepareText } from './knowledge/chunk-store.js';
 import { ExtractionLimitError, UnsupportedFileTypeError } from './knowledge/types.js';
 import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
@@ -74,9 +74,35 @@ export class Ingestor {
     };
   }
 
-  /** Stores a source with its chunks, searchable as soon as it is acknowledged. */
-  private storeIndexed(record: SourceRecord, text: string): SourceRecord {
-    const prepared = prepareText(text);
+  /** The text cut into chunks: by the knowledge side (in a worker, with limits) when it can. */
+  private prepare(text: string): Promise<PreparedText> {
+    return this.knowledge.prepareText?.(text) ?? Promise.resolve(prepareText(text));
+  }
+
+  /**
+   * Stores a source with its chunks, searchable as soon as it is acknowledged. A text that
+   * breaks a limit of reading it (see extract-pool.ts) is refused, naming `field`.
+   */
+  private async storeIndexed(
+    record: SourceRecord,
+    text: string,
+    field: string,
+  ): Promise<SourceRecord> {
+    let prepared: PreparedText;
+    try {
+      prepared = await this.prepare(text);
+    } catch (error) {
+      this.count(record.type, 'failed');
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof ExtractionLimitError) {
+        const named = record.file_name === '' ? '' : `"${record.file_name}": `;
+        throw new HttpError(422, 'extraction_limit', `${field}: refused: ${named}${reason}`, {
+          field,
+        });
+      }
+      this.logger.error({ err: error, source: record.uuid }, 'reading a data source failed');
+      throw new HttpError(500, 'index_failed', 'the data source could not be stored; try again');
+    }
     try {
       const stored = this.repo.sources.createIndexed(
         { ...record, status: 'success', tokens: prepared.tokens },
@@ -100,7 +126,7 @@ export class Ingestor {
       file_size: byteLength(text),
       meta_json: JSON.stringify({ question, answer }),
     };
-    return this.storeIndexed(record, text);
+    return this.storeIndexed(record, text, 'answer');
   }
 
   async addUpload(owner: string, chatbotUuid: string, input: UploadInput): Promise<SourceRecord> {
@@ -118,7 +144,7 @@ export class Ingestor {
       contentHash: hash,
       ...(typeof link === 'string' ? { link } : {}),
     };
-    return this.storeIndexed(record, text);
+    return this.storeIndexed(record, text, 'file');
   }
 
   private async readFile(input: UploadInput): Promise<string> {
@@ -223,9 +249,11 @@ export class Ingestor {
     if (!record?.url) return;
     const url = record.url;
     let page: FetchedPage;
+    let prepared: PreparedText;
     try {
       page = await this.knowledge.fetchUrl(url, this.stop.signal);
       if (page.text.trim() === '') throw new Error('the page has no readable text');
+      prepared = await this.prepare(page.text);
     } catch (error) {
       if (this.stop.signal.aborted) {
         sources.releaseFetch(uuid); // taken up again at the next start
@@ -242,7 +270,6 @@ export class Ingestor {
       }));
       return;
     }
-    const prepared = prepareText(page.text);
     sources.change(
       uuid,
       (r) => {

@@ -47,6 +47,7 @@ export async function createDefaultKnowledge(
     async extractText(fileName, bytes, contentType) {
       return (await extractText({ fileName, bytes, contentType }, extract)).text;
     },
+    prepareText: (text) => pool.prepare(text),
     async fetchUrl(url, signal) {
       const page = await untilAborted(
         fetchUrlText(url, {

@@ -1,6 +1,7 @@
 // What the HTTP side needs from the knowledge side, in one injectable object. The default is
 // built from the modules in ./knowledge (see knowledge-default.ts); tests may pass their own.
 import type { CiteEntry } from '../service/types.js';
+import type { PreparedText } from './knowledge/chunk-store.js';
 import type { Passage } from './knowledge/types.js';
 
 export interface FetchedPage {
@@ -44,6 +45,12 @@ export interface AnswerDraft {
 export interface KnowledgePort {
   /** The text of an uploaded file; throws UnsupportedFileTypeError for a type it cannot read. */
   extractText(fileName: string, bytes: Uint8Array, contentType?: string): Promise<string>;
+  /**
+   * A source's text cut into chunks (Markdown read by marked). Optional: without it the text is
+   * cut in this thread; the default does it in a worker with extraction's limits, because
+   * hostile nesting can make the lexer slow. Throws ExtractionLimitError past a limit.
+   */
+  prepareText?(text: string): Promise<PreparedText>;
   /** Throws FetchFailedError (or any error) with the reason when the page cannot be read. */
   fetchUrl(url: string, signal: AbortSignal): Promise<FetchedPage>;
   answer(request: AnswerRequest, signal: AbortSignal): AnswerDraft;

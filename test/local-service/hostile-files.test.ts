@@ -122,6 +122,35 @@ describe('hostile files', () => {
     });
   });
 
+  it('Markdown nested 1,500 lists deep: read in a worker, 422 at the time limit, others answered', async () => {
+    const bot = await h.client.createChatbot({ name: 'Deep Markdown' });
+    // marked's list reading grows faster than cubic with depth: this one would take minutes
+    // (and gigabytes) on the service's own thread.
+    const deep = Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i * 2)}- level ${i}`);
+    const started = once(jobs, 'start');
+    let answered = false;
+    const refused = upload(bot.uuid, 'deep.md', Buffer.from(deep.join('\n'))).finally(
+      () => (answered = true),
+    );
+    const [job] = (await started) as [{ kind: string }];
+    expect(job.kind).toBe('prepare');
+    const list = await h.raw('GET', '/api/v1/chatbots');
+    expect(list.status).toBe(200);
+    expect(answered).toBe(false);
+    const res = await refused;
+    expect(res.status).toBe(422);
+    expect(res.json.error).toEqual({
+      code: 'extraction_limit',
+      field: 'file',
+      message: `file: refused: "deep.md": reading the text took longer than ${TIMEOUT_MS / 1000} s`,
+    });
+    // Ordinary Markdown still reads, nested a few levels, code and all.
+    const fine = '# Refunds\n\n- Policy\n  - Within 30 days\n\n```js\nrefund()\n```\n';
+    const ok = await upload(bot.uuid, 'fine.md', Buffer.from(fine));
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ status: 'success', file_name: 'fine.md' });
+  });
+
   it('a URL serving a slow PDF: the source ends in error with the reason', async () => {
     const bot = await h.client.createChatbot({ name: 'Slow page' });
     const url = `${site.url}/slow.pdf`;

@@ -2,8 +2,7 @@
 // their FTS5 rows in `chunks_fts` (scope, title, headings, text), under the same rowid.
 // Callers run these inside their transaction, so a source and its chunks change together.
 import type { ServiceDb } from '../db/open.js';
-import { chunkText, countTokens } from './chunk.js';
-import { headingOf, rawParagraphs } from './markdown.js';
+import { type CutChunk, countTokens, cutChunks } from './chunk.js';
 
 export interface PreparedChunk {
   text: string;
@@ -19,26 +18,18 @@ export interface PreparedText {
   tokens: number;
 }
 
-/** For each chunk: the nearest heading above it when it does not start with one; its headings. */
-function sectionsOf(chunks: string[]): PreparedChunk[] {
+/** For each chunk: the nearest heading above it when it does not open with one; its headings. */
+function sectionsOf(chunks: CutChunk[]): PreparedChunk[] {
   let current: string | undefined;
-  return chunks.map((text) => {
-    // A Markdown heading needs a '#': most chunks have none, and need no parsing.
-    if (!text.includes('#')) return { text, ...(current && { section: current }), headings: [] };
-    const paragraphs = rawParagraphs(text);
-    const starts = headingOf(paragraphs[0] ?? '') !== undefined;
-    const section = starts ? undefined : current;
-    const headings: string[] = [];
-    for (const paragraph of paragraphs) {
-      const heading = headingOf(paragraph);
-      if (heading !== undefined) headings.push((current = heading));
-    }
+  return chunks.map(({ text, headings, opensWithHeading }) => {
+    const section = opensWithHeading ? undefined : current;
+    if (headings.length > 0) current = headings.at(-1);
     return { text, ...(section && { section }), headings };
   });
 }
 
 export function prepareText(text: string): PreparedText {
-  return { chunks: sectionsOf(chunkText(text)), tokens: countTokens(text) };
+  return { chunks: sectionsOf(cutChunks(text)), tokens: countTokens(text) };
 }
 
 /** The words a chunk is found by besides its text: its section's heading and its own. */

@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ExtractJob, ExtractReply, WorkerMessage } from './extract-worker.js';
+import type { PreparedText } from './chunk-store.js';
+import type { ExtractJob, ExtractReply, ExtractTask, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
 
@@ -25,8 +26,8 @@ export interface ExtractionPoolOptions {
    * one file is read (heap and buffers). Default 512.
    */
   memoryMb?: number;
-  /** Told when a file is handed to a worker (tests wait for it). */
-  onJobStart?: (job: { kind: FileKind; bytes: number }) => void;
+  /** Told when a file (or a text to cut, kind 'prepare') is handed to a worker (tests wait for it). */
+  onJobStart?: (job: { kind: FileKind | 'prepare'; bytes: number }) => void;
 }
 
 export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const;
@@ -36,10 +37,8 @@ const MB = 1024 * 1024;
 const MEMORY_SAMPLE_MS = 200;
 
 interface Job {
-  kind: FileKind;
-  bytes: Uint8Array;
-  maxTextBytes: number;
-  resolve: (text: ExtractedText) => void;
+  task: ExtractTask;
+  resolve: (result: ExtractedText | PreparedText) => void;
   reject: (error: Error) => void;
 }
 
@@ -88,13 +87,20 @@ export class ExtractionPool {
     kind: FileKind,
     bytes: Uint8Array,
     maxTextBytes: number,
-  ): Promise<ExtractedText> => {
+  ): Promise<ExtractedText> =>
+    this.run({ type: 'convert', kind, bytes, maxTextBytes }) as Promise<ExtractedText>;
+
+  /** Reads a text as Markdown and cuts it into chunks in a worker, within the same limits. */
+  readonly prepare = (text: string): Promise<PreparedText> =>
+    this.run({ type: 'prepare', text }) as Promise<PreparedText>;
+
+  private run(task: ExtractTask): Promise<ExtractedText | PreparedText> {
     if (this.closed) return Promise.reject(new Error('text extraction has been closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind, bytes, maxTextBytes, resolve, reject });
+      this.queue.push({ task, resolve, reject });
       this.dispatch();
     });
-  };
+  }
 
   /** Workers alive now (idle or busy). */
   get size(): number {
@@ -182,22 +188,25 @@ export class ExtractionPool {
       () =>
         this.retire(
           slot,
-          new ExtractionLimitError(`extraction took longer than ${this.timeoutMs / 1000} s`),
+          new ExtractionLimitError(
+            `${job.task.type === 'prepare' ? 'reading the text' : 'extraction'} took longer than ${this.timeoutMs / 1000} s`,
+          ),
         ),
       this.timeoutMs,
     );
-    // A copy goes over (transferred): the caller keeps its bytes.
-    const bytes = new Uint8Array(job.bytes);
-    const message: ExtractJob = {
-      id: job.id,
-      kind: job.kind,
-      bytes,
-      maxTextBytes: job.maxTextBytes,
-    };
     job.rssAtStart = process.memoryUsage.rss();
-    slot.worker.postMessage(message, [bytes.buffer]);
+    const { task } = job;
+    if (task.type === 'convert') {
+      // A copy goes over (transferred): the caller keeps its bytes.
+      const bytes = new Uint8Array(task.bytes);
+      const message: ExtractJob = { ...task, id: job.id, bytes };
+      slot.worker.postMessage(message, [bytes.buffer]);
+      this.options.onJobStart?.({ kind: task.kind, bytes: bytes.byteLength });
+    } else {
+      slot.worker.postMessage({ ...task, id: job.id } satisfies ExtractJob);
+      this.options.onJobStart?.({ kind: 'prepare', bytes: Buffer.byteLength(task.text) });
+    }
     this.watchMemory();
-    this.options.onJobStart?.({ kind: job.kind, bytes: bytes.byteLength });
   }
 
   private settle(slot: Slot, reply: ExtractReply): void {
@@ -211,9 +220,7 @@ export class ExtractionPool {
     const grown = process.memoryUsage.rss() - (job.rssAtStart ?? 0);
     if (grown > this.memoryMb * MB) this.retire(slot, new Error('worker recycled'));
     if (reply.ok) {
-      job.resolve(
-        reply.title === undefined ? { text: reply.text } : { text: reply.text, title: reply.title },
-      );
+      job.resolve(reply.result);
     } else {
       job.reject(reply.limit ? new ExtractionLimitError(reply.message) : new Error(reply.message));
     }

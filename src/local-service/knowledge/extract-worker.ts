@@ -1,19 +1,20 @@
 // The entry of an extraction worker thread (see extract-pool.ts): loads the converters, says it
-// is ready, then converts the files it is sent, one at a time, answering each with its text or
-// the reason it could not be read.
+// is ready, then does the jobs it is sent, one at a time: converting a file to text, or reading
+// a text as Markdown and cutting it into chunks (marked's lexer can be made slow by nesting).
+// Each job is answered with its result or the reason it failed.
 import { parentPort } from 'node:worker_threads';
-import { convertFile, loadConverters, type FileKind } from './extract.js';
+import { prepareText, type PreparedText } from './chunk-store.js';
+import { convertFile, loadConverters, type ExtractedText, type FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
 
-export interface ExtractJob {
-  id: number;
-  kind: FileKind;
-  bytes: Uint8Array;
-  maxTextBytes: number;
-}
+export type ExtractTask =
+  | { type: 'convert'; kind: FileKind; bytes: Uint8Array; maxTextBytes: number }
+  | { type: 'prepare'; text: string };
+
+export type ExtractJob = ExtractTask & { id: number };
 
 export type ExtractReply =
-  | { id: number; ok: true; text: string; title?: string }
+  | { id: number; ok: true; result: ExtractedText | PreparedText }
   | { id: number; ok: false; limit: boolean; message: string };
 
 /** What a worker posts: 'ready' once, then one reply per job. */
@@ -21,10 +22,11 @@ export type WorkerMessage = 'ready' | ExtractReply;
 
 async function run(job: ExtractJob): Promise<ExtractReply> {
   try {
-    const { text, title } = await convertFile(job.kind, job.bytes, job.maxTextBytes);
-    return title === undefined
-      ? { id: job.id, ok: true, text }
-      : { id: job.id, ok: true, text, title };
+    const result =
+      job.type === 'prepare'
+        ? prepareText(job.text)
+        : await convertFile(job.kind, job.bytes, job.maxTextBytes);
+    return { id: job.id, ok: true, result };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { id: job.id, ok: false, limit: error instanceof ExtractionLimitError, message };

@@ -1,7 +1,11 @@
 // Markdown (and plain text, which reads as Markdown paragraphs) cut into blocks: headings,
 // paragraphs, list items, table rows and fenced code. The chunker keeps these whole, and
 // the answer writer picks among them, so a code block is never glued into a sentence and a
-// table row is never read as prose.
+// table row is never read as prose. marked reads the Markdown; markdown-inline.ts writes its
+// inline parts back as a chat shows them.
+import { Lexer, type Token, type Tokens } from 'marked';
+import { chatInline } from './markdown-inline.js';
+import { fenced, plainParagraphs } from './markdown-source.js';
 
 export type BlockKind = 'heading' | 'paragraph' | 'item' | 'row' | 'code';
 
@@ -19,143 +23,84 @@ export interface Block {
   bullet?: string;
 }
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
-const ATX = /^\s{0,3}(#{1,6})(?:\s+|$)(.*?)(?:\s+#+)?\s*$/;
-const ITEM = /^\s*([-*+•]|\d{1,9}[.)])\s+(.*)$/;
-const SETEXT = /^\s{0,3}(=+|-+)\s*$/;
-const DELIMITER_ROW = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-const COMMENT = /^\s*<!--.*-->\s*$/;
-
-function cellsOf(line: string): string[] {
-  const cells = line
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/(?<!\\)\|$/, '')
-    .split(/(?<!\\)\|/)
-    .map((cell) => cell.trim().replace(/\\\|/g, '|'));
-  return cells;
-}
-
-const isTableLine = (line: string) => /^\s*\|.*\|\s*$/.test(line);
-
-/** The blocks of a text, in order. */
+/** The blocks of a chunk's text, in order, as marked reads it, inline Markdown chat-ready. */
 export function blocksOf(text: string): Block[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const blocks: Block[] = [];
-  let open: Block | undefined; // a paragraph or list item still taking lines
-  let header: string[] | undefined;
-  const close = () => {
-    if (open !== undefined) blocks.push(open);
-    open = undefined;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const fence = FENCE.exec(line);
-    if (fence) {
-      close();
-      const marker = fence[1]!;
-      const body = [line];
-      while (++i < lines.length) {
-        body.push(lines[i]!);
-        if (lines[i]!.trim().startsWith(marker[0]!.repeat(marker.length))) break;
-      }
-      blocks.push({ kind: 'code', text: body.join('\n').trimEnd() });
-      continue;
-    }
-    if (line.trim() === '' || COMMENT.test(line)) {
-      close();
-      if (line.trim() === '') header = undefined;
-      continue;
-    }
-    if (isTableLine(line)) {
-      close();
-      if (DELIMITER_ROW.test(line)) {
-        const previous = blocks.at(-1);
-        if (previous?.kind === 'row' && header === undefined) {
-          blocks.pop();
-          header = previous.cells;
-        }
-        continue;
-      }
-      const cells = cellsOf(line);
-      blocks.push({ kind: 'row', text: cells.join(' | '), cells, ...(header && { header }) });
-      continue;
-    }
-    const atx = ATX.exec(line);
-    if (atx) {
-      close();
-      blocks.push({ kind: 'heading', text: atx[2]!.trim() });
-      continue;
-    }
-    if (SETEXT.test(line) && open?.kind === 'paragraph' && !open.text.includes('\n')) {
-      blocks.push({ kind: 'heading', text: open.text.trim() });
-      open = undefined;
-      continue;
-    }
-    const item = ITEM.exec(line);
-    if (item && !/^\s*[-*_](\s*[-*_]){2,}\s*$/.test(line)) {
-      close();
-      open = { kind: 'item', text: item[2]!.trim(), bullet: item[1]! };
-      continue;
-    }
-    if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
-      close(); // a thematic break
-      continue;
-    }
-    const words = line.replace(/^\s*>\s?/, '').trim();
-    if (open === undefined) open = { kind: 'paragraph', text: words };
-    else open.text += open.kind === 'item' ? ` ${words}` : `\n${words}`;
+  try {
+    for (const token of new Lexer({ gfm: true }).lex(text)) pushBlocks(token, blocks);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // Nested deeper than the lexer's recursion goes: read as plain paragraphs.
+    return plainParagraphs(text).map(({ text: words }) => ({ kind: 'paragraph', text: words }));
   }
-  close();
   return blocks;
 }
 
-/**
- * The paragraphs of a text as written (raw lines), split at blank lines but never inside a
- * fenced code block, so a chunk boundary cannot fall inside one.
- */
-export function rawParagraphs(text: string): string[] {
-  const paragraphs: string[] = [];
-  let current: string[] = [];
-  let fence: string | undefined;
-  const flush = () => {
-    const paragraph = current
-      .join('\n')
-      // The lookbehind starts a match only where a run of blanks starts: without it a long run
-      // inside a line is rescanned from each of its positions (minutes for a padded table).
-      .replace(/(?<![ \t])[ \t]+$/gm, '')
-      .replace(/^\n+|\n+$/g, '');
-    if (paragraph.trim() !== '') paragraphs.push(paragraph);
-    current = [];
-  };
-  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
-    const marker = FENCE.exec(line)?.[1];
-    if (fence === undefined && marker !== undefined) {
-      flush(); // a fence is its own paragraph
-      fence = marker;
-      current.push(line);
-      continue;
+const inline = (tokens: Token[] | undefined) =>
+  chatInline(tokens ?? [])
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+
+function pushBlocks(token: Token, blocks: Block[]): void {
+  switch (token.type) {
+    case 'heading': {
+      const words = inline(token.tokens).replace(/\s+/g, ' ');
+      if (words !== '') blocks.push({ kind: 'heading', text: words });
+      return;
     }
-    if (fence !== undefined) {
-      current.push(line);
-      if (line.trim().startsWith(fence[0]!.repeat(fence.length)) && current.length > 1) {
-        fence = undefined;
-        flush();
-      }
-      continue;
+    case 'paragraph':
+    case 'text': {
+      const words = inline(token.tokens);
+      if (words !== '') blocks.push({ kind: 'paragraph', text: words });
+      return;
     }
-    if (line.trim() === '') flush();
-    else current.push(line);
+    case 'code':
+      blocks.push({ kind: 'code', text: fenced(String(token.text), String(token.lang ?? '')) });
+      return;
+    case 'list':
+      pushItems(token as Tokens.List, blocks);
+      return;
+    case 'table':
+      pushRows(token as Tokens.Table, blocks);
+      return;
+    case 'blockquote':
+      for (const inner of token.tokens ?? []) pushBlocks(inner, blocks);
+      return;
+    case 'html': {
+      const words = inline([token]);
+      if (words !== '') blocks.push({ kind: 'paragraph', text: words });
+      return;
+    }
+    default:
+      return; // space, hr, def
   }
-  flush();
-  return paragraphs;
 }
 
-/** The heading text of a paragraph that is a Markdown heading, else undefined. */
-export function headingOf(paragraph: string): string | undefined {
-  if (paragraph.includes('\n')) return undefined;
-  const atx = ATX.exec(paragraph);
-  return atx ? atx[2]!.trim() : undefined;
+/** A list's items (nested lists flattened after their item), each item's words on one line. */
+function pushItems(list: Tokens.List, blocks: Block[]): void {
+  const start = typeof list.start === 'number' ? list.start : 1;
+  list.items.forEach((item, i) => {
+    const words: string[] = [];
+    const after: Block[] = [];
+    for (const inner of item.tokens) {
+      if (inner.type === 'text' || inner.type === 'paragraph') words.push(inline(inner.tokens));
+      else pushBlocks(inner, after);
+    }
+    const text = words.join(' ').replace(/\s+/g, ' ').trim();
+    const bullet = list.ordered ? `${start + i}.` : '-';
+    if (text !== '') blocks.push({ kind: 'item', text, bullet });
+    blocks.push(...after);
+  });
+}
+
+function pushRows(table: Tokens.Table, blocks: Block[]): void {
+  const header = table.header.map((cell) => inline(cell.tokens));
+  const hasHeader = header.some((cell) => cell !== '');
+  for (const row of table.rows) {
+    const cells = row.map((cell) => inline(cell.tokens));
+    if (cells.every((cell) => cell === '')) continue;
+    blocks.push({ kind: 'row', text: cells.join(' | '), cells, ...(hasHeader && { header }) });
+  }
 }
 
 /**

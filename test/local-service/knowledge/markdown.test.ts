@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  blocksOf,
-  headingOf,
-  portableInline,
-  rawParagraphs,
-} from '../../../src/local-service/knowledge/markdown.js';
+import { blocksOf, portableInline } from '../../../src/local-service/knowledge/markdown.js';
+import { sourceBlocks } from '../../../src/local-service/knowledge/markdown-source.js';
 import { splitSentences } from '../../../src/local-service/knowledge/sentences.js';
 
 const DOC = [
@@ -57,24 +53,56 @@ describe('blocksOf', () => {
     ]);
   });
 
-  it('keeps an unclosed fence to the end of the text', () => {
+  it('keeps an unclosed fence to the end of the text, and closes it', () => {
     expect(blocksOf('Run:\n\n```\nnpm test\n\nmore')).toEqual([
       { kind: 'paragraph', text: 'Run:' },
-      { kind: 'code', text: '```\nnpm test\n\nmore' },
+      { kind: 'code', text: '```\nnpm test\n\nmore\n```' },
     ]);
   });
 });
 
-describe('rawParagraphs', () => {
-  it('splits at blank lines but never inside a code fence', () => {
-    expect(rawParagraphs('Intro.\n\n```\na\n\nb\n```\nAfter.\n\n\nEnd.  ')).toEqual([
-      'Intro.',
-      '```\na\n\nb\n```',
-      'After.',
-      'End.',
+describe('sourceBlocks', () => {
+  it('keeps a code fence whole, blank lines and inner fences included', () => {
+    expect(sourceBlocks('Intro.\n\n```\na\n\n```js\nb\n```\nAfter.\n\n\nEnd.  ')).toEqual([
+      { kind: 'paragraph', text: 'Intro.' },
+      { kind: 'code', text: '````\na\n\n```js\nb\n````' },
+      { kind: 'paragraph', text: 'After.' },
+      { kind: 'paragraph', text: 'End.' },
     ]);
-    expect(headingOf('## Connecting Slack')).toBe('Connecting Slack');
-    expect(headingOf('Plain words')).toBeUndefined();
+  });
+
+  it('writes setext headings with #, indented code fenced, and closes an open fence', () => {
+    const text = 'Setup\n=====\n\nRun:\n\n    npm install\n\n```sh\nnpm test';
+    expect(sourceBlocks(text)).toEqual([
+      { kind: 'heading', text: '# Setup', heading: 'Setup' },
+      { kind: 'paragraph', text: 'Run:' },
+      { kind: 'code', text: '```\nnpm install\n```' },
+      { kind: 'code', text: '```sh\nnpm test\n```' },
+    ]);
+  });
+
+  it('resolves reference links, drops definitions, badges, comments and tags', () => {
+    const text = [
+      '[![npm](https://img.shields.io/npm/v/x.svg)](https://npm.im/x) [![ci](b.svg)][ci]',
+      '',
+      'Read [the guide][guide] or [Guide] \\. <b>now</b>.',
+      '',
+      '<!-- hidden -->',
+      '<p align="center">Fast</p>',
+      '',
+      '- see [the guide][guide]',
+      '',
+      '[guide]: https://example.com/guide',
+      '[ci]: https://ci.example.com',
+    ].join('\n');
+    expect(sourceBlocks(text)).toEqual([
+      {
+        kind: 'paragraph',
+        text: 'Read [the guide](https://example.com/guide) or [Guide](https://example.com/guide) . now.',
+      },
+      { kind: 'paragraph', text: 'Fast' },
+      { kind: 'list', text: '- see [the guide](https://example.com/guide)' },
+    ]);
   });
 });
 

@@ -1,0 +1,68 @@
+// Inline Markdown, as marked's lexer reads it, written back as what a chat can show: web
+// links kept, links to relative paths or anchors reduced to their words (they lead nowhere
+// outside the document), images and badges dropped, HTML tags removed, reference links
+// resolved, and escapes such as `\.` written as the character they protect.
+import { Lexer, type Token, type TokensList } from 'marked';
+
+type Links = TokensList['links'];
+
+const WEB = /^(?:https?:|mailto:)/i;
+/** Escapes kept as written: without the backslash these would start Markdown again. */
+const SIGNIFICANT = new Set(['*', '_', '`', '[', ']', '~', '<', '>', '|', '\\']);
+
+/** The inline tokens of one line or paragraph; `links` resolves reference links. */
+export function inlineTokens(text: string, links?: Links): Token[] {
+  const lexer = new Lexer({ gfm: true });
+  if (links !== undefined) Object.assign(lexer.tokens.links, links);
+  return lexer.inlineTokens(text);
+}
+
+/** Inline tokens written as chat Markdown (see the note at the top). */
+export function chatInline(tokens: readonly Token[]): string {
+  let out = '';
+  for (const token of tokens) out += chatToken(token);
+  return out;
+}
+
+function chatToken(token: Token): string {
+  switch (token.type) {
+    case 'text':
+      return 'tokens' in token && token.tokens ? chatInline(token.tokens) : String(token.text);
+    case 'escape':
+      return SIGNIFICANT.has(String(token.text)) ? token.raw : String(token.text);
+    case 'strong':
+      return wrap('**', chatInline(token.tokens ?? []));
+    case 'em':
+      return wrap('_', chatInline(token.tokens ?? []));
+    case 'del':
+      return wrap('~~', chatInline(token.tokens ?? []));
+    case 'codespan':
+      return token.raw;
+    case 'br':
+      return '\n';
+    case 'image':
+      return '';
+    case 'html':
+      return /^<br\s*\/?>$/i.test(token.raw.trim()) ? ' ' : '';
+    case 'link': {
+      const words = chatInline(token.tokens ?? []).trim();
+      const href = String(token.href);
+      if (words === '') return ''; // a badge: an image inside a link
+      if (!WEB.test(href)) return words;
+      return words === href ? href : `[${words}](${href})`;
+    }
+    default:
+      return token.raw;
+  }
+}
+
+const wrap = (mark: string, inner: string) =>
+  inner.trim() === '' ? inner : `${mark}${inner}${mark}`;
+
+/** A text's inline Markdown made chat-ready, whitespace runs inside lines folded. */
+export function chatText(text: string, links?: Links): string {
+  return chatInline(inlineTokens(text, links))
+    .replace(/[ \t]{2,}/g, ' ') // runs become single blanks first: the next trim is linear
+    .replace(/[ \t]$/gm, '')
+    .trim();
+}
