@@ -15,7 +15,7 @@ import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
 import { searchInConversation } from './knowledge/follow-up.js';
 import { splitIntoPieces } from './knowledge/index.js';
-import { asksTheSame } from './knowledge/qa-answer.js';
+import { asksTheSame, holdsTheQuestion } from './knowledge/qa-answer.js';
 import type { KnowledgeIndex, Passage } from './knowledge/types.js';
 import { fromArray } from './pieces.js';
 import { ResponseSink } from './response-sink.js';
@@ -98,9 +98,13 @@ async function plan(
   return { draft, meta: { ...meta, retrieved_source_uuids: sources }, agentUuid: route.agent.uuid };
 }
 
-/** The Q&A pair among the best passages whose question is the one asked, with its whole answer. */
+/**
+ * The Q&A pair to answer with, whole: among the best passages, one whose question is the one
+ * asked; or the best passage itself when it is a pair holding most of the question's words
+ * (a paraphrase: the pair answers it, and a cut of its answer would not).
+ */
 async function pairAsked(repo: Repository, passages: Passage[], query: string) {
-  for (const passage of passages.slice(0, QA_PASSAGES_READ)) {
+  for (const [rank, passage] of passages.slice(0, QA_PASSAGES_READ).entries()) {
     if (passage.type !== 'qa') continue;
     const source = await repo.getSource(passage.sourceUuid);
     const pair = source
@@ -108,6 +112,8 @@ async function pairAsked(repo: Repository, passages: Passage[], query: string) {
       : {};
     if (typeof pair.question !== 'string' || typeof pair.answer !== 'string') continue;
     if (asksTheSame(query, pair.question)) return { answer: pair.answer, passage };
+    if (rank === 0 && holdsTheQuestion(query, `${pair.question}\n${pair.answer}`))
+      return { answer: pair.answer, passage };
   }
   return undefined;
 }

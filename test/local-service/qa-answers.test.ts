@@ -54,8 +54,13 @@ describe('a Q&A pair asked', () => {
     );
   });
 
-  it('is not taken for a different question that shares a word', async () => {
+  it('found first and holding most of the question, answers it whole', async () => {
     const { text } = await ask('Which plan has a named engineer and priority routing?');
+    expect(text).toEqual(whole(NEBULA));
+  });
+
+  it('is not taken for a different question that shares a word', async () => {
+    const { text } = await ask('Which plan do students get for free?');
     expect(text).not.toEqual(whole(NEBULA));
   });
 });

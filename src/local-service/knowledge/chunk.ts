@@ -92,6 +92,7 @@ function splitLong(blocks: SourceBlock[], maxTokens: number): string[] {
   }
   const block = blocks[0]!;
   if (block.kind === 'code') return splitCode(block.text, maxTokens);
+  if (block.kind === 'table') return splitTable(block.text, maxTokens);
   return splitText(block.text, maxTokens);
 }
 
@@ -125,6 +126,17 @@ const slices = (text: string, size: number) =>
   Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
     text.slice(i * size, (i + 1) * size),
   );
+
+/** A table cut between rows, each piece under the table's header, so each reads as a table. */
+function splitTable(table: string, maxTokens: number): string[] {
+  const lines = table.split('\n');
+  const header = lines.slice(0, 2).join('\n');
+  const room = Math.max(8, maxTokens - countTokens(header) - 1);
+  const rows = lines
+    .slice(2)
+    .flatMap((row) => (countTokens(row) <= room ? [row] : splitText(row, room)));
+  return pack(rows, room, '\n').map((piece) => `${header}\n${piece}`);
+}
 
 /** A fenced block cut between its lines, each piece in fences of its own. */
 function splitCode(code: string, maxTokens: number): string[] {

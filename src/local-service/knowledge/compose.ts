@@ -13,7 +13,9 @@ import {
 import { topicOf } from './follow-up.js';
 import { termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
-import { writeAnswer } from './write.js';
+import { type Block, blocksOf } from './markdown.js';
+import { joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
+import { writeWindowAnswer } from './write.js';
 import type { ComposedAnswer, Passage } from './types.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find that in my sources.';
@@ -52,6 +54,12 @@ const PASSAGE_TOPIC = 0.5;
  * passages read here cannot tell (a name every document says is no evidence at all).
  */
 const RELEVANCE_FLOOR = 0.5;
+/** What the question's words held anywhere in a window add to its lead unit's strength. */
+const WINDOW_WEIGHT = 0.6;
+/** A second source must hold this share of what the first does not (by rarity). */
+const SUPPORT_SHARE = 0.5;
+/** A second source's window is short: it supports, the first answers. */
+const SUPPORT_WORDS = 50;
 /** For "what is X": a sentence with X as its subject, and one under a heading that is X. */
 const SUBJECT_LEAD_BONUS = 0.5;
 const SUBJECT_SECTION_BONUS = 0.3;
@@ -149,43 +157,74 @@ export function composeAnswer(
     }),
   );
 
-  // Greedy: each next unit is the one that adds the most not yet said.
-  const chosen: Scored[] = [];
-  const covered = new Set<number>();
-  const sources = new Set<string>();
-  const written = new Set<Unit>();
-  let first = 0;
-  while (chosen.length < MAX_UNITS) {
-    let best: Scored | undefined;
-    let bestGain = 0;
-    for (const candidate of scored) {
-      const { unit } = candidate;
-      if (candidate.matched.size === 0) continue;
-      if ([unit, ...unit.carriedUnits].some((u) => written.has(u))) continue;
-      const source = unit.cited.passage.sourceUuid;
-      if (!sources.has(source) && sources.size >= MAX_SOURCES) continue;
-      if (chosen.some((c) => sameWords(c.unit.text, unit.text))) continue;
-      let gain = candidate.base + (chosen.length === 0 ? candidate.procedure : 0);
-      for (const [i, strength] of candidate.matched)
-        gain += strength * queryIdf[i]! * (covered.has(i) ? REPEAT_WEIGHT : 1);
-      gain *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
-      if (unit.kind === 'row') gain *= ROW_FACTOR;
-      gain *= relevance(unit.cited.passage.score);
-      if (gain > bestGain) [best, bestGain] = [candidate, gain];
-    }
-    if (best === undefined || (chosen.length > 0 && bestGain < first * MIN_GAIN)) break;
-    if (chosen.length === 0) first = bestGain;
-    chosen.push(best);
-    sources.add(best.unit.cited.passage.sourceUuid);
-    for (const unit of [best.unit, ...best.unit.carriedUnits]) written.add(unit);
-    for (const i of best.matched.keys()) covered.add(i);
+  // The answer is the window (window.ts) that best answers: its lead unit's own strength
+  // (its words, the question's shape) and the question's words the rest of it holds.
+  const blocksCache = new Map<unknown, Block[]>();
+  const windows: Window[] = [];
+  for (const candidate of scored) {
+    const { unit } = candidate;
+    if (candidate.matched.size === 0) continue;
+    let lead = candidate.base + candidate.procedure;
+    for (const [i, strength] of candidate.matched) lead += strength * queryIdf[i]!;
+    lead *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
+    if (unit.kind === 'row') lead *= ROW_FACTOR;
+    let blocks = blocksCache.get(unit.cited);
+    if (blocks === undefined)
+      blocksCache.set(unit.cited, (blocks = blocksOf(unit.cited.passage.text)));
+    const parts = windowFrom(unit, WINDOW_WORDS, blocks);
+    const held = allOnes(termsOf(joinParts(parts)));
+    const holds = queryTerms.map((term) => matches(term, held));
+    const coverage = holds.reduce((sum, strength, i) => sum + strength * queryIdf[i]!, 0);
+    const score = (lead + WINDOW_WEIGHT * coverage) * relevance(unit.cited.passage.score);
+    windows.push({ unit, parts, holds, score, candidate });
   }
-  return chosen.length === 0
-    ? notFound
-    : writeAnswer(
-        chosen.map((c) => c.unit),
-        options.citations,
-      );
+  const best = windows.reduce<Window | undefined>(
+    (a, b) => (a && a.score >= b.score ? a : b),
+    undefined,
+  );
+  if (best === undefined) return notFound;
+  const second = supportingWindow(best, windows, queryIdf);
+  return writeWindowAnswer(
+    [best, ...(second ? [second] : [])].map(({ unit, parts }) => ({ lead: unit, parts })),
+    options.citations,
+  );
+}
+
+interface Window {
+  unit: Unit;
+  parts: Part[];
+  /** For each question term, how strongly the window holds it. */
+  holds: number[];
+  score: number;
+  candidate: Scored;
+}
+
+/**
+ * A window of another source that answers, on its own, the part of the question the best one
+ * does not hold: its lead unit says at least one missing word, and it holds most of the
+ * missing words' weight. Shorter than the first.
+ */
+function supportingWindow(best: Window, windows: Window[], queryIdf: number[]): Window | undefined {
+  const missing = best.holds.flatMap((strength, i) => (strength === 0 ? [i] : []));
+  const missingWeight = missing.reduce((sum, i) => sum + queryIdf[i]!, 0);
+  if (missing.length === 0) return undefined;
+  const source = best.unit.cited.passage.sourceUuid;
+  let found: { window: Window; adds: number } | undefined;
+  for (const window of windows) {
+    if (window.unit.cited.passage.sourceUuid === source) continue;
+    if (!missing.some((i) => window.candidate.matched.has(i))) continue;
+    const adds = missing.reduce((sum, i) => sum + window.holds[i]! * queryIdf[i]!, 0);
+    if (adds < SUPPORT_SHARE * missingWeight) continue;
+    if (
+      found === undefined ||
+      adds > found.adds ||
+      (adds === found.adds && window.score > found.window.score)
+    )
+      found = { window, adds };
+  }
+  if (found === undefined) return undefined;
+  const parts = windowFrom(found.window.unit, SUPPORT_WORDS);
+  return { ...found.window, parts };
 }
 
 /**

@@ -27,7 +27,9 @@ export function chatInline(tokens: readonly Token[]): string {
 function chatToken(token: Token): string {
   switch (token.type) {
     case 'text':
-      return 'tokens' in token && token.tokens ? chatInline(token.tokens) : String(token.text);
+      return 'tokens' in token && token.tokens
+        ? chatInline(token.tokens)
+        : decodeEntities(String(token.text));
     case 'escape':
       return SIGNIFICANT.has(String(token.text)) ? token.raw : String(token.text);
     case 'strong':
@@ -55,6 +57,25 @@ function chatToken(token: Token): string {
       return token.raw;
   }
 }
+
+const ENTITIES: Record<string, string> = {
+  nbsp: ' ',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  '#39': "'",
+  mdash: '—',
+  ndash: '–',
+  hellip: '…',
+};
+
+/** The named entities a README uses for spacing and symbols, as the characters they stand for. */
+const decodeEntities = (text: string) =>
+  text.includes('&')
+    ? text.replace(/&(#39|[a-z]+);/g, (whole, name: string) => ENTITIES[name] ?? whole)
+    : text;
 
 const wrap = (mark: string, inner: string) =>
   inner.trim() === '' ? inner : `${mark}${inner}${mark}`;

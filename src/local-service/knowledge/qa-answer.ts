@@ -17,6 +17,17 @@ export function asksTheSame(query: string, question: string): boolean {
   return shared / pair.size >= SAME_QUESTION && shared / asked.size >= SAME_QUESTION;
 }
 
+/** What share of the question's words a pair must hold to answer a paraphrase of its question. */
+const HOLDS_QUESTION = 0.5;
+
+/** Whether a pair's text holds at least half of the question's words (in any form). */
+export function holdsTheQuestion(query: string, pairText: string): boolean {
+  const asked = new Set(termsOf(query));
+  if (asked.size === 0) return false;
+  const held = new Set(termsOf(pairText));
+  return [...asked].filter((term) => held.has(term)).length / asked.size >= HOLDS_QUESTION;
+}
+
 /** The pair's answer as the reply, cited to the pair's passage when citations are on. */
 export function qaAnswer(answer: string, passage: Passage, citations: boolean): ComposedAnswer {
   const text = answer.trim();

@@ -14,6 +14,9 @@ export interface Unit {
   rank: number;
   /** Order within the passage. */
   position: number;
+  /** Where it starts in the passage: its block (blocksOf) and its sentence within the block. */
+  block: number;
+  sentence: number;
   kind: 'sentence' | 'item' | 'row';
   /** As written in the answer: inline Markdown kept, relative links unwrapped. */
   text: string;
@@ -78,7 +81,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
   const carriers = new Map<number, Unit>();
   const blockOf = new Map<Unit, number>();
   let b = 0;
-  const make = (kind: Unit['kind'], text: string, raw: string): Unit => {
+  const make = (kind: Unit['kind'], text: string, raw: string, sentence = 0): Unit => {
     const weights = new Map<string, number>();
     raise(weights, termsOf(section), HEADING_CARRY);
     if (question !== undefined) raise(weights, termsOf(question), 1);
@@ -86,7 +89,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
     for (const quoted of raw.match(QUOTED) ?? []) raise(weights, termsOf(quoted), QUOTED_WEIGHT);
     const ownTerms = Math.max(1, new Set(termsOf(raw)).size);
     const unit: Unit = {
-      ...{ cited, rank, position: units.length, kind, text, weights, ownTerms },
+      ...{ cited, rank, position: units.length, block: b, sentence, kind, text, weights, ownTerms },
       section: new Set(termsOf(section)),
       carriedUnits: [],
     };
@@ -126,7 +129,8 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
         question = sentence;
         return;
       }
-      last = make(block.kind === 'item' ? 'item' : 'sentence', portableInline(sentence), sentence);
+      const kind = block.kind === 'item' ? 'item' : 'sentence';
+      last = make(kind, portableInline(sentence), sentence, i);
     });
     if (last !== undefined) for (const i of carry(last, blocks, b)) carriers.set(i, last);
   }

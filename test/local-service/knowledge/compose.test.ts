@@ -45,11 +45,12 @@ async function retrieve(query: string, context?: string): Promise<Passage[]> {
 }
 
 describe('composeAnswer', () => {
-  it('answers with the matching sentences, naming the source, without markers', async () => {
+  it('answers with the passage the best sentence opens, to its section’s end, naming the source', async () => {
     const query = 'How do I install chatbridge?';
     const answer = composeAnswer(query, await retrieve(query), { citations: false });
+    // The rest of its paragraph reads on; the next section ("# Starting") is not taken.
     expect(answer.text).toBe(
-      'According to Installation guide: Run npm install chatbridge to install it.',
+      'According to Installation guide: Run npm install chatbridge to install it. The weather has nothing to do with this.',
     );
     expect(answer.citeData).toEqual({});
   });
@@ -58,7 +59,7 @@ describe('composeAnswer', () => {
     const query = 'How do I install chatbridge?';
     const answer = composeAnswer(query, await retrieve(query), { citations: true });
     expect(answer.text).toBe(
-      'According to Installation guide: Run npm install chatbridge to install it. [1.1]',
+      'According to Installation guide: Run npm install chatbridge to install it. The weather has nothing to do with this. [1.1]',
     );
     expect(answer.citeData).toEqual({
       '1.1': {
