@@ -1,7 +1,9 @@
-// The extractive answer writer: without a language model, the answer is made of the
-// sentences of the retrieved passages that best match the question, each group introduced
-// by the source it comes from. It never invents text; when the passages do not cover the
-// question well enough it says so.
+// The extractive answer writer: without a language model, the answer is the passage that best
+// answers (window.ts: opened by the sentence, list item, row or heading that leads it, read on
+// to its section's end), chosen by its lead's strength (its words, the question's shape) and
+// the question's words it holds, introduced by its source; one more source only when it holds
+// what the first lacks. It never invents text; when the passages do not cover the question
+// well enough it says so.
 import { citePassages } from './cite.js';
 import {
   commandTerms,
@@ -26,16 +28,10 @@ export interface ComposeOptions {
   history?: { query: string; response: string }[];
 }
 
-/** Passages read (best first), units written, share of the question the passages must cover. */
+/** Passages read (best first), share of the question the passages must cover. */
 const MAX_PASSAGES = 4;
-const MAX_UNITS = 3;
-const MAX_SOURCES = 3;
 const MIN_COVERAGE = 0.5;
 const PREFIX_WEIGHT = 0.7;
-/** A term a chosen unit already said counts this much in the next one. */
-const REPEAT_WEIGHT = 0.3;
-/** A further unit must add at least this share of what the first one brought. */
-const MIN_GAIN = 0.35;
 /** A unit mostly made of what was asked (a short, focused one) gains up to this share. */
 const FOCUS_BONUS = 0.3;
 /** A term the unit's section heading names too (the section is about it) adds this share. */
@@ -247,7 +243,6 @@ function procedureIdf(
   return best;
 }
 
-const sameWords = (a: string, b: string) => termsOf(a).join(' ') === termsOf(b).join(' ');
 
 /**
  * Cuts a text into pieces of a few words for streaming; whitespace stays exactly where it
