@@ -51,13 +51,17 @@ export class EvalService {
     return bot.uuid;
   }
 
-  /** A chatbot holding every corpus file as an uploaded markdown source. */
+  /**
+   * A chatbot holding every corpus file as an uploaded markdown source, named as someone
+   * gathering them into one folder would: "<package>-<file>.md" (twenty READMEs cannot all be
+   * README.md there).
+   */
   async docsChatbot(files: CorpusFile[]): Promise<string> {
     const chatbot = await this.newChatbot('Eval: documentation');
     for (const file of files) {
       const source = await this.client.uploadSource(chatbot, {
         file: new TextEncoder().encode(file.text),
-        file_name: file.path,
+        file_name: file.path.replace('/', '-'),
         content_type: 'text/markdown',
       });
       this.docs.set(source.uuid, file.path);

@@ -23,6 +23,8 @@ const questionSchema = z
     question: words,
     /** The corpus file that answers, relative to eval/corpus. */
     file: words,
+    /** Other files that answer as well (a first citation of one of them is right too). */
+    alsoIn: z.array(words).optional(),
     /** What a correct answer must contain: strings, or "/regex/". */
     keyFacts: z.array(words).min(1),
     /** Patterns that make an answer wrong even when the key facts are there. */
@@ -77,13 +79,15 @@ export function readQuestions(corpus: CorpusFile[]): Question[] {
   for (const q of questions) {
     if (ids.has(q.id)) throw new Error(`eval/questions.json: id "${q.id}" is used twice`);
     ids.add(q.id);
-    const text = byPath.get(q.file);
-    if (text === undefined) {
-      throw new Error(`eval/questions.json: ${q.id}: file "${q.file}" is not in eval/corpus`);
-    }
-    for (const fact of q.keyFacts) {
-      if (!hasFact(text, fact)) {
-        throw new Error(`eval/questions.json: ${q.id}: key fact ${fact} is not in ${q.file}`);
+    for (const file of [q.file, ...(q.alsoIn ?? [])]) {
+      const text = byPath.get(file);
+      if (text === undefined) {
+        throw new Error(`eval/questions.json: ${q.id}: file "${file}" is not in eval/corpus`);
+      }
+      for (const fact of q.keyFacts) {
+        if (!hasFact(text, fact)) {
+          throw new Error(`eval/questions.json: ${q.id}: key fact ${fact} is not in ${file}`);
+        }
       }
     }
   }

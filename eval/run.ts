@@ -40,6 +40,8 @@ interface Asking {
   question: string;
   first?: string;
   file: string;
+  /** Every document that answers: file first. */
+  files: string[];
   keyFacts: string[];
   wrongIf: string[];
   chatbot: 'docs' | 'qa';
@@ -67,7 +69,7 @@ function judge(
     keyFacts: asking.keyFacts,
     answer: asked.answer,
     citedDocs: asked.citedDocs,
-    rightFile: asked.citedDocs[0] === asking.file,
+    rightFile: asking.files.includes(asked.citedDocs[0] ?? ''),
     facts,
     notFound,
     wrong,
@@ -76,7 +78,7 @@ function judge(
     floor: {
       doc: hit?.doc ?? '',
       passage,
-      rightFile: hit?.doc === asking.file,
+      rightFile: asking.files.includes(hit?.doc ?? ''),
       answered:
         passage !== '' &&
         asking.keyFacts.every((f) => hasFact(passage, f)) &&
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
       question: q.question,
       ...(q.first ? { first: q.first } : {}),
       file: q.file,
+      files: [q.file, ...(q.alsoIn ?? [])],
       keyFacts: q.keyFacts,
       wrongIf: q.wrongIf ?? [],
       chatbot: 'docs' as const,
@@ -109,6 +112,7 @@ async function main(): Promise<void> {
         kind: `qa-${how}` as RowKind,
         question: how === 'exact' ? p.question : p.paraphrase,
         file: `qa:${p.id}`,
+        files: [`qa:${p.id}`],
         keyFacts: [p.keyFact],
         wrongIf: [],
         chatbot: 'qa' as const,

@@ -39,7 +39,13 @@ export type ProblemKind =
   | 'anchor-link' // ](#anchor), a table-of-contents link that leads nowhere in a chat
   | 'escape' // a markdown backslash escape such as \. or \_
   | 'html' // a raw HTML tag
-  | 'heading'; // a "## " heading marker inside running text
+  | 'heading' // a "## " heading marker inside running text
+  | 'admonition' // a GitHub alert label such as [!NOTE]
+  | 'stray-punctuation' // a mark standing alone (": . Zod is", "dependencies. .")
+  | 'unbalanced-parentheses' // more "(" than ")" in the prose
+  | 'code-in-prose' // code run together into a sentence ("}); // verify jwt id var cert =")
+  | 'table-remnant' // a table row's cells run into a sentence ("`wordwrap` | `80` | After")
+  | 'glued-sentences'; // two sentences joined without a space ("should follow.Set to"), not so in the source
 
 export interface Problem {
   kind: ProblemKind;
@@ -68,13 +74,20 @@ function proseOf(answer: string): string {
 }
 
 const JUNK: Array<[ProblemKind, RegExp]> = [
-  ['badge', /\[!\[/],
+  [
+    'badge',
+    /\[!\[|\]\(https?:\/\/[^)\s]*(?:shields\.io|badge|david-dm\.org|travis-ci|coveralls|codecov)/,
+  ],
   ['image', /!\[[^\]\n]*\]\(/],
   ['reference-link', /\[[^\]\n]+\]\[[^\]\n]*\]|^\s*\[[^\]\n]+\]:\s*\S/m],
   ['anchor-link', /\]\(#[^)\n]*\)/],
   ['escape', /\\[\\`*_{}[\]()#+\-.!|<>]/],
   ['html', /<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>\n]*)?\/?>/],
   ['heading', /(?:^|[^\n#])[ \t]#{1,6} \S|^#{1,6} \S/m],
+  ['admonition', /\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]/i],
+  ['stray-punctuation', /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m],
+  ['code-in-prose', /\}\s*\)\s*;|\b(?:var|const|let) \w+ = |\bfunction\s*\(|=>\s*\{/],
+  ['table-remnant', /^(?!\s*\|).*\S \| \S.*\S \| \S/m],
 ];
 
 /**
@@ -82,8 +95,11 @@ const JUNK: Array<[ProblemKind, RegExp]> = [
  * dropped, whitespace folded but line ends kept (a line end closes a list item or a heading).
  */
 export function normalizeForEndings(text: string): string {
+  const link = /!?\[([^\]\n]*)\]\([^)\n]*\)/g;
   return withoutMarkers(text)
-    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
+    .replace(link, '$1')
+    .replace(link, '$1')
+    .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
     .replace(/[`*]/g, '')
     .replace(/[ \t]*\n\s*/g, '\n')
     .replace(/[ \t]+/g, ' ')
@@ -110,21 +126,27 @@ function sentencesOf(answer: string): string[] {
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** What may follow a sentence's last words in its source for the sentence to end there. */
-const ENDS_THERE = /^(?:[)"'”’\]_]*[.!?…]|[ \t]*\n|[ \t]*\||[ \t]*$|[)"'”’\]_]*:[ \t]*\n)/;
+const ENDS_THERE = /^[)"'”’\]_]*(?:[.!?…]|[ \t]*(?:\n|\||<|$)|:[ \t]*\n)/;
 
 /**
  * Checks one sentence's ending against the corpus: its last (up to) four words must appear
- * somewhere followed by the end of a sentence, a line end or a table cell. Words found only
+ * somewhere followed by the end of a sentence, a line end, a table cell or a tag. Words found only
  * where the source sentence goes on make a cut sentence; words found nowhere, an unsourced one.
  */
 function endingProblem(sentence: string, corpus: string): Problem | undefined {
-  const bare = normalizeForEndings(sentence)
-    .replace(/[.!?]["'”’)\]_]*$/, '')
-    .replace(/[\n ]+/g, ' ')
-    .trim();
-  const words = bare.split(' ').filter(Boolean).slice(-4);
-  if (words.length === 0) return undefined;
-  const tail = new RegExp(words.map(escapeRe).join('[ \\n]+'), 'g');
+  const tokens = normalizeForEndings(sentence)
+    .replace(/[)"'”’\]_]*[.!?]["'”’)\]_]*$/, '')
+    .split(/[\n ]+/)
+    .filter(Boolean);
+  // From the third word from the end (a word has a letter or digit; "—" and ">" go along).
+  let from = tokens.length;
+  for (let words = 0; from > 0 && words < 3;) {
+    from--;
+    if (/[\p{L}\p{N}]/u.test(tokens[from]!)) words++;
+  }
+  const last = tokens.slice(from);
+  if (last.length === 0) return undefined;
+  const tail = new RegExp(last.map(escapeRe).join('[ \\n]+'), 'g');
   let seen = false;
   for (const match of corpus.matchAll(tail)) {
     seen = true;
@@ -169,8 +191,20 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
       });
     }
   }
+  const opened = (prose.match(/\(/g) ?? []).length;
+  const closed = (prose.match(/\)/g) ?? []).length;
+  if (opened > closed) {
+    problems.push({ kind: 'unbalanced-parentheses', detail: `${opened} "(" and ${closed} ")"` });
+  }
   if (corpus !== undefined) {
+    for (const glued of prose.matchAll(/[a-z]{2}\.[A-Z][a-z]+/g)) {
+      if (!corpus.includes(glued[0].toLowerCase())) {
+        problems.push({ kind: 'glued-sentences', detail: glued[0] });
+        break;
+      }
+    }
     for (const sentence of sentencesOf(text)) {
+      if (isNotFound(sentence)) continue; // the service's own words, not taken from a source
       const problem = endingProblem(sentence, corpus);
       if (problem) problems.push(problem);
     }
