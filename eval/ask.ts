@@ -20,6 +20,8 @@ export interface Asked {
   answer: string;
   /** The document of each cited data source, in order of first citation. */
   citedDocs: string[];
+  /** The whole text of every passage the answer cites (cite_data), in marker order. */
+  citedPassages: string[];
   ms: number;
 }
 
@@ -110,6 +112,7 @@ export class EvalService {
       streamed,
       answer: message.response,
       citedDocs: cited.map((c) => this.docs.get(c.dataSourceUuid) ?? `(unknown ${c.title})`),
+      citedPassages: cited.flatMap((c) => c.passages),
       ms,
     };
   }

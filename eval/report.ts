@@ -21,6 +21,8 @@ export interface Outcome {
   rightFile: boolean;
   /** Each key fact: found in the answer or not. */
   facts: boolean[];
+  /** Every key fact is in the passages the answer cites: retrieval found it, whatever was said. */
+  factsCited: boolean;
   notFound: boolean;
   wrong: string[];
   answered: boolean;
@@ -82,6 +84,7 @@ export function kindTable(outcomes: Outcome[]): string {
     'n',
     'right file 1st',
     'key fact',
+    'fact cited',
     'answered',
     'floor answered',
     'bad endings',
@@ -92,6 +95,7 @@ export function kindTable(outcomes: Outcome[]): string {
     String(os.length),
     pct(share(os, (o) => o.rightFile)),
     pct(share(os, (o) => o.facts.every(Boolean))),
+    pct(share(os, (o) => o.factsCited)),
     `${pct(share(os, (o) => o.answered))} (${os.filter((o) => o.answered).length})`,
     `${pct(share(os, (o) => o.floor.answered))} (${os.filter((o) => o.floor.answered).length})`,
     String(os.filter((o) => o.problems.length > 0).length),
@@ -191,7 +195,11 @@ export function verdict(o: Outcome): string {
   const why: string[] = [];
   if (o.notFound) why.push('says it could not find it');
   const missing = o.keyFacts.filter((_, i) => !o.facts[i]);
-  if (missing.length > 0) why.push(`missing key fact ${missing.join(', ')}`);
+  if (missing.length > 0) {
+    why.push(
+      `missing key fact ${missing.join(', ')}${o.factsCited ? ' (though a cited passage holds it)' : ''}`,
+    );
+  }
   if (o.wrong.length > 0) why.push(`wrong: ${o.wrong.join(', ')}`);
   if (!o.rightFile) why.push(`first citation ${o.citedDocs[0] ?? '(none)'}, expected ${o.file}`);
   if (o.problems.length > 0) why.push(`bad endings: ${o.problems.map((p) => p.kind).join(', ')}`);
@@ -228,4 +236,36 @@ export function describe(o: Outcome): string {
   );
   lines.push(indent(floorText, '    ~ '));
   return lines.join('\n');
+}
+
+/** What changed since an earlier run's --json: questions answered or clean now, or no longer. */
+export function compareWith(before: Outcome[], now: Outcome[]): string {
+  const earlier = new Map(before.map((o) => [o.id, o]));
+  const list = (label: string, ids: string[]) =>
+    `${label} (${ids.length}): ${ids.length === 0 ? '-' : ids.join(', ')}`;
+  const was = (o: Outcome, test: (x: Outcome) => boolean) => {
+    const old = earlier.get(o.id);
+    return old === undefined ? undefined : test(old);
+  };
+  const clean = (o: Outcome) => o.problems.length === 0;
+  const answered = (o: Outcome) => o.answered;
+  return [
+    'Compared with the baseline:',
+    list(
+      '  newly answered',
+      now.filter((o) => o.answered && was(o, answered) === false).map((o) => o.id),
+    ),
+    list(
+      '  NO LONGER answered',
+      now.filter((o) => !o.answered && was(o, answered) === true).map((o) => o.id),
+    ),
+    list(
+      '  bad ending fixed',
+      now.filter((o) => clean(o) && was(o, clean) === false).map((o) => o.id),
+    ),
+    list(
+      '  NEW bad ending',
+      now.filter((o) => !clean(o) && was(o, clean) === true).map((o) => o.id),
+    ),
+  ].join('\n');
 }

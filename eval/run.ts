@@ -6,13 +6,15 @@
 //   npm run eval -- --failures         only the ones not answered or with a bad ending
 //   npm run eval -- --show <id> ...    only these questions (an id, or the start of ids)
 //   npm run eval -- --json <file>      also every outcome as JSON (to compare two runs)
+//   npm run eval -- --baseline <file>  which questions changed since that --json file
 //   npm run eval -- --check            exit 1 when a target of issue #12 is missed
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
 import { readCorpus, readQaPairs, readQuestions, type CorpusFile } from './data.js';
 import { FloorIndex } from './floor.js';
 import {
+  compareWith,
   describe,
   kindTable,
   problemTable,
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     failures: { type: 'boolean', default: false },
     show: { type: 'string', multiple: true },
     json: { type: 'string' },
+    baseline: { type: 'string' },
     check: { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -71,6 +74,7 @@ function judge(
     citedDocs: asked.citedDocs,
     rightFile: asking.files.includes(asked.citedDocs[0] ?? ''),
     facts,
+    factsCited: asking.keyFacts.every((f) => asked.citedPassages.some((p) => hasFact(p, f))),
     notFound,
     wrong,
     answered: facts.every(Boolean) && !notFound && wrong.length === 0,
@@ -174,6 +178,10 @@ async function main(): Promise<void> {
   console.log(
     'answered = every key fact in the answer and no "could not find"; floor = the top 150-word passage of a plain FTS5 BM25 search, judged the same way.',
   );
+  if (values.baseline) {
+    const before = JSON.parse(readFileSync(values.baseline, 'utf8')) as Outcome[];
+    console.log(`\n${compareWith(before, outcomes)}`);
+  }
   if (values.json) writeFileSync(values.json, `${JSON.stringify(outcomes, null, 2)}\n`);
   if (values.check && shown.length === 0 && targetRows(outcomes).some((r) => r.ok === false)) {
     process.exitCode = 1;
