@@ -33,6 +33,7 @@ export type ProblemKind =
   | 'unsourced-ending' // a sentence's last words appear nowhere in the corpus
   | 'ends-mid-sentence' // the answer's last character is not the end of a sentence or block
   | 'open-fence' // an odd number of ``` fence lines
+  | 'empty-code-block' // a code block with nothing in it (the code was left behind)
   | 'badge' // [![…  (a badge or linked image)
   | 'image' // ![alt](…)
   | 'reference-link' // [text][ref] or a "[ref]: url" definition line
@@ -177,6 +178,9 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
   if (text === '') return problems;
   const fences = text.split('\n').filter((line) => FENCE_LINE.test(line)).length;
   if (fences % 2 === 1) problems.push({ kind: 'open-fence', detail: `${fences} fence lines` });
+  if (/^[ \t]*(```|~~~)[^\n]*\n(?:[ \t]*\n)*[ \t]*\1[ \t]*$/m.test(text)) {
+    problems.push({ kind: 'empty-code-block', detail: 'a fence opened and closed on nothing' });
+  }
   if (!CLEAN_END.test(text)) {
     problems.push({ kind: 'ends-mid-sentence', detail: `…${text.slice(-60)}` });
   }

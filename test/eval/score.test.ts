@@ -65,6 +65,11 @@ describe('bad endings', () => {
     );
   });
 
+  it('finds an empty code block', () => {
+    expect(kinds('Examples:\n\n```js\n\n```')).toContain('empty-code-block');
+    expect(kinds('Lightweight.\n\n```js\nconst x = 1;\n```')).toEqual([]);
+  });
+
   it.each([
     ['[![npm](https://img.shields.io/npm/v/x.svg)](https://npmjs.com/x) Lightweight.', 'badge'],
     ['See [the options][opts] for the rest. Lightweight.', 'reference-link'],
