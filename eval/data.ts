@@ -1,0 +1,105 @@
+// The evaluation set: the corpus files, the questions about them and the Q&A pairs, read and
+// checked (every key fact must really be in the file that is said to answer it).
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { hasFact } from './score.js';
+
+export const EVAL_DIR = dirname(fileURLToPath(import.meta.url));
+export const CORPUS_DIR = join(EVAL_DIR, 'corpus');
+
+export const KINDS = ['definition', 'howto', 'option', 'followup'] as const;
+export type Kind = (typeof KINDS)[number];
+
+const words = z.string().regex(/\S/, { error: 'must not be empty' });
+
+const questionSchema = z
+  .object({
+    id: words,
+    kind: z.enum(KINDS),
+    /** For a follow-up: the question asked before it in the same session. */
+    first: words.optional(),
+    question: words,
+    /** The corpus file that answers, relative to eval/corpus. */
+    file: words,
+    /** Other files that answer as well (a first citation of one of them is right too). */
+    alsoIn: z.array(words).optional(),
+    /** What a correct answer must contain: strings, or "/regex/". */
+    keyFacts: z.array(words).min(1),
+    /** Patterns that make an answer wrong even when the key facts are there. */
+    wrongIf: z.array(words).optional(),
+  })
+  .strict()
+  .refine((q) => (q.kind === 'followup') === (q.first !== undefined), {
+    error: 'a follow-up needs "first" and only a follow-up has it',
+    path: ['first'],
+  });
+export type Question = z.infer<typeof questionSchema>;
+
+const pairSchema = z
+  .object({ id: words, question: words, paraphrase: words, answer: words, keyFact: words })
+  .strict();
+export type QaPair = z.infer<typeof pairSchema>;
+
+export interface CorpusFile {
+  /** Path under eval/corpus, e.g. "ws/ws.md"; also the upload's file name. */
+  path: string;
+  text: string;
+}
+
+export function readCorpus(): CorpusFile[] {
+  const files: CorpusFile[] = [];
+  for (const pkg of readdirSync(CORPUS_DIR, { withFileTypes: true })) {
+    if (!pkg.isDirectory()) continue;
+    for (const name of readdirSync(join(CORPUS_DIR, pkg.name)).sort()) {
+      if (!name.endsWith('.md')) continue;
+      const path = `${pkg.name}/${name}`;
+      files.push({ path, text: readFileSync(join(CORPUS_DIR, path), 'utf8') });
+    }
+  }
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function readJson<T>(name: string, schema: z.ZodType<T>): T[] {
+  const raw: unknown = JSON.parse(readFileSync(join(EVAL_DIR, name), 'utf8'));
+  const parsed = z.array(schema).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`eval/${name}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The questions, each checked against its file: a fact not in the file is a broken question. */
+export function readQuestions(corpus: CorpusFile[]): Question[] {
+  const questions = readJson('questions.json', questionSchema);
+  const byPath = new Map(corpus.map((f) => [f.path, f.text]));
+  const ids = new Set<string>();
+  for (const q of questions) {
+    if (ids.has(q.id)) throw new Error(`eval/questions.json: id "${q.id}" is used twice`);
+    ids.add(q.id);
+    for (const file of [q.file, ...(q.alsoIn ?? [])]) {
+      const text = byPath.get(file);
+      if (text === undefined) {
+        throw new Error(`eval/questions.json: ${q.id}: file "${file}" is not in eval/corpus`);
+      }
+      for (const fact of q.keyFacts) {
+        if (!hasFact(text, fact)) {
+          throw new Error(`eval/questions.json: ${q.id}: key fact ${fact} is not in ${file}`);
+        }
+      }
+    }
+  }
+  return questions;
+}
+
+export function readQaPairs(): QaPair[] {
+  const pairs = readJson('qa-pairs.json', pairSchema);
+  for (const pair of pairs) {
+    if (!hasFact(pair.answer, pair.keyFact)) {
+      throw new Error(`eval/qa-pairs.json: ${pair.id}: key fact is not in its answer`);
+    }
+  }
+  return pairs;
+}

@@ -1,0 +1,217 @@
+// How one answer is judged: its key facts, whether it is a "could not find" notice, and the
+// ways its text can end badly (a sentence cut where its source goes on, an open code fence,
+// markdown left over from the source). Pure functions, so the floor passages are judged by the
+// same words as the service's answers.
+
+/** Lower case, every run of whitespace one space. */
+export const fold = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The service's citation markers ([3.4]): a reader sees them as footnote numbers, not words. */
+const MARKER = /\s?\[\d+(?:\.\d+){1,2}\]/g;
+export const withoutMarkers = (text: string): string => text.replace(MARKER, '');
+
+/**
+ * Whether the text holds the key fact: a plain string is looked for case-insensitively with
+ * whitespace folded; "/…/" is a regular expression tried (case-insensitively) on the folded text.
+ */
+export function hasFact(text: string, fact: string): boolean {
+  const folded = fold(withoutMarkers(text));
+  if (fact.length > 2 && fact.startsWith('/') && fact.endsWith('/')) {
+    return new RegExp(fact.slice(1, -1), 'i').test(folded);
+  }
+  return folded.includes(fold(fact));
+}
+
+/** The honest "nothing found" answer, in the local service's words or close to them. */
+export const isNotFound = (text: string): boolean =>
+  /\bcould\s*(?:not|n['’]t)\s+find\b|\bno (?:relevant )?(?:information|passages?) (?:about|on|for)\b/i.test(
+    text,
+  );
+
+export type ProblemKind =
+  | 'cut-sentence' // a sentence ends where its source sentence goes on ("calls the.")
+  | 'unsourced-ending' // a sentence's last words appear nowhere in the corpus
+  | 'ends-mid-sentence' // the answer's last character is not the end of a sentence or block
+  | 'open-fence' // an odd number of ``` fence lines
+  | 'empty-code-block' // a code block with nothing in it (the code was left behind)
+  | 'badge' // [![…  (a badge or linked image)
+  | 'image' // ![alt](…)
+  | 'reference-link' // [text][ref] or a "[ref]: url" definition line
+  | 'anchor-link' // ](#anchor), a table-of-contents link that leads nowhere in a chat
+  | 'escape' // a markdown backslash escape such as \. or \_
+  | 'html' // a raw HTML tag
+  | 'heading' // a "## " heading marker inside running text
+  | 'admonition' // a GitHub alert label such as [!NOTE]
+  | 'stray-punctuation' // a mark standing alone (": . Zod is", "dependencies. .")
+  | 'unbalanced-parentheses' // more "(" than ")" in the prose
+  | 'code-in-prose' // code run together into a sentence ("}); // verify jwt id var cert =")
+  | 'table-remnant' // a table row's cells run into a sentence ("`wordwrap` | `80` | After")
+  | 'glued-sentences'; // two sentences joined without a space ("should follow.Set to"), not so in the source
+
+export interface Problem {
+  kind: ProblemKind;
+  detail: string;
+}
+
+const FENCE_LINE = /^\s*(```|~~~)/;
+
+/** The answer's prose: fenced blocks, inline code and "According to X:" lead-ins left out. */
+function proseOf(answer: string): string {
+  const lines = answer.split('\n');
+  const kept: string[] = [];
+  let inFence = false;
+  for (const line of lines) {
+    if (FENCE_LINE.test(line)) {
+      inFence = !inFence;
+      kept.push('');
+      continue;
+    }
+    kept.push(inFence ? '' : line);
+  }
+  return kept
+    .join('\n')
+    .replace(/`[^`\n]*`/g, 'CODE')
+    .replace(/^According to [^\n]*?:\s/gm, '');
+}
+
+const JUNK: Array<[ProblemKind, RegExp]> = [
+  [
+    'badge',
+    /\[!\[|\]\(https?:\/\/[^)\s]*(?:shields\.io|badge|david-dm\.org|travis-ci|coveralls|codecov)/,
+  ],
+  ['image', /!\[[^\]\n]*\]\(/],
+  ['reference-link', /\[[^\]\n]+\]\[[^\]\n]*\]|^\s*\[[^\]\n]+\]:\s*\S/m],
+  ['anchor-link', /\]\(#[^)\n]*\)/],
+  ['escape', /\\[\\`*_{}[\]()#+\-.!|<>]/],
+  ['html', /<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>\n]*)?\/?>/],
+  ['heading', /(?:^|[^\n#])[ \t]#{1,6} \S|^#{1,6} \S/m],
+  ['admonition', /\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]/i],
+  ['stray-punctuation', /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m],
+  ['code-in-prose', /\}\s*\)\s*;|\b(?:var|const|let) \w+ = |\bfunction\s*\(|=>\s*\{/],
+  ['table-remnant', /^(?!\s*\|).*\S \| \S.*\S \| \S/m],
+];
+
+/**
+ * Text as both sides are compared: links reduced to their words, emphasis and code ticks
+ * dropped, whitespace folded but line ends kept (a line end closes a list item or a heading).
+ */
+export function normalizeForEndings(text: string): string {
+  const link = /!?\[([^\]\n]*)\]\([^)\n]*\)/g;
+  return withoutMarkers(text)
+    .replace(link, '$1')
+    .replace(link, '$1')
+    .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
+    .replace(/[`*]/g, '')
+    .replace(/[ \t]*\n\s*/g, '\n')
+    .replace(/[ \t]+/g, ' ')
+    .toLowerCase();
+}
+
+/** The answer's sentences that end in . ! or ? (fenced code and lead-ins left out). */
+function sentencesOf(answer: string): string[] {
+  const lines = answer.split('\n');
+  const prose: string[] = [];
+  let inFence = false;
+  for (const line of lines) {
+    if (FENCE_LINE.test(line)) inFence = !inFence;
+    else if (!inFence) prose.push(line);
+  }
+  return prose
+    .join('\n')
+    .replace(/^According to [^\n]*?:\s/gm, '')
+    .split(/\n\s*\n|(?<=[.!?]["'”’)\]`*_]*)\s+(?=[A-Z0-9`"'(*[_-])/)
+    .map((s) => withoutMarkers(s).trim())
+    .filter((s) => /[.!?]["'”’)\]`*_]*$/.test(s));
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What may follow a sentence's last words in its source for the sentence to end there. */
+const ENDS_THERE = /^[)"'”’\]_]*(?:[.!?…]|[ \t]*(?:\n|\||<|$)|:[ \t]*\n)/;
+
+/**
+ * Checks one sentence's ending against the corpus: its last (up to) four words must appear
+ * somewhere followed by the end of a sentence, a line end, a table cell or a tag. Words found only
+ * where the source sentence goes on make a cut sentence; words found nowhere, an unsourced one.
+ */
+function endingProblem(sentence: string, corpus: string): Problem | undefined {
+  const tokens = normalizeForEndings(sentence)
+    .replace(/[)"'”’\]_]*[.!?]["'”’)\]_]*$/, '')
+    .split(/[\n ]+/)
+    .filter(Boolean);
+  // From the third word from the end (a word has a letter or digit; "—" and ">" go along).
+  let from = tokens.length;
+  for (let words = 0; from > 0 && words < 3;) {
+    from--;
+    if (/[\p{L}\p{N}]/u.test(tokens[from]!)) words++;
+  }
+  const last = tokens.slice(from);
+  if (last.length === 0) return undefined;
+  const tail = new RegExp(last.map(escapeRe).join('[ \\n]+'), 'g');
+  let seen = false;
+  for (const match of corpus.matchAll(tail)) {
+    seen = true;
+    if (
+      ENDS_THERE.test(
+        corpus.slice(match.index + match[0].length, match.index + match[0].length + 8),
+      )
+    ) {
+      return undefined;
+    }
+  }
+  const shown = sentence.length > 90 ? `…${sentence.slice(-90)}` : sentence;
+  return seen
+    ? { kind: 'cut-sentence', detail: shown }
+    : { kind: 'unsourced-ending', detail: shown };
+}
+
+/** Whether the whole answer stops where a sentence, a code block, a list item or a table ends. */
+const CLEAN_END = /(?:[.!?…]["'”’)\]*_`]*|```|~~~|\|)$/;
+
+/**
+ * Every bad ending of an answer. `corpus` is normalizeForEndings() of all the text the answer
+ * could have been taken from; pass undefined to skip the sentence-ending check (floor passages).
+ */
+export function problemsOf(answer: string, corpus: string | undefined): Problem[] {
+  const problems: Problem[] = [];
+  const text = withoutMarkers(answer).trim();
+  if (text === '') return problems;
+  const fences = text.split('\n').filter((line) => FENCE_LINE.test(line)).length;
+  if (fences % 2 === 1) problems.push({ kind: 'open-fence', detail: `${fences} fence lines` });
+  if (/^[ \t]*(```|~~~)[^\n]*\n(?:[ \t]*\n)*[ \t]*\1[ \t]*$/m.test(text)) {
+    problems.push({ kind: 'empty-code-block', detail: 'a fence opened and closed on nothing' });
+  }
+  if (!CLEAN_END.test(text)) {
+    problems.push({ kind: 'ends-mid-sentence', detail: `…${text.slice(-60)}` });
+  }
+  const prose = proseOf(text);
+  for (const [kind, pattern] of JUNK) {
+    const found = pattern.exec(prose);
+    if (found) {
+      const at = found.index;
+      problems.push({
+        kind,
+        detail: prose.slice(Math.max(0, at - 20), at + 40).replace(/\n/g, '⏎'),
+      });
+    }
+  }
+  const opened = (prose.match(/\(/g) ?? []).length;
+  const closed = (prose.match(/\)/g) ?? []).length;
+  if (opened > closed) {
+    problems.push({ kind: 'unbalanced-parentheses', detail: `${opened} "(" and ${closed} ")"` });
+  }
+  if (corpus !== undefined) {
+    for (const glued of prose.matchAll(/[a-z]{2}\.[A-Z][a-z]+/g)) {
+      if (!corpus.includes(glued[0].toLowerCase())) {
+        problems.push({ kind: 'glued-sentences', detail: glued[0] });
+        break;
+      }
+    }
+    for (const sentence of sentencesOf(text)) {
+      if (isNotFound(sentence)) continue; // the service's own words, not taken from a source
+      const problem = endingProblem(sentence, corpus);
+      if (problem) problems.push(problem);
+    }
+  }
+  return problems;
+}
