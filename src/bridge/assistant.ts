@@ -83,7 +83,7 @@ export async function effectiveAssistantSettings(
  * A thread title from its first question: whitespace folded, cut at a word boundary to at most
  * `max` characters (counted as code points) with "…" when cut. "" for a question with no text.
  */
-export function threadTitle(question: string, max = ASSISTANT_LIMITS.titleChars): string {
+export function threadTitle(question: string, max: number = ASSISTANT_LIMITS.titleChars): string {
   const text = question.replace(/\s+/gu, ' ').trim();
   const chars = [...text];
   if (chars.length <= max) return text;
