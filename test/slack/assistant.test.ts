@@ -2,6 +2,7 @@
 // admins (workspace, then channel), the thread titled by its first question, the chatbot of the
 // channel being viewed answering through the ordinary path, and the viewing context in the
 // store (a second replica reads it).
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_ASSISTANT_GREETING,
@@ -219,5 +220,17 @@ describe('Slack assistant pane', () => {
     expect(await storedQueries(c, 'D8', root.ts)).toHaveLength(2);
     expect(c.harness.fake.callsOf('chat.startStream')).toHaveLength(2);
     expect(c.harness.fake.callsOf('assistant.threads.setTitle')).toHaveLength(0);
+  });
+
+  it('is switched on by the manifest: the pane, its events and the scope', () => {
+    const manifest = readFileSync(
+      new URL('../../adapters/slack/manifest.yml', import.meta.url),
+      'utf8',
+    );
+    expect(manifest).toMatch(/^\s+assistant_view:\n\s+assistant_description: \S/m);
+    expect(manifest).toMatch(/^\s+- assistant_thread_started$/m);
+    expect(manifest).toMatch(/^\s+- assistant_thread_context_changed$/m);
+    expect(manifest).toMatch(/^\s+- assistant:write$/m);
+    expect(manifest).toMatch(/^\s+- message\.im$/m);
   });
 });
