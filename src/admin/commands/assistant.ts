@@ -83,7 +83,7 @@ function checkLength(text: string, max: number, argument: string, command: Admin
 const greeting: AdminCommand = {
   noun: 'assistant',
   verb: 'greeting',
-  summary: 'Set the greeting a new thread in the assistant pane starts with',
+  summary: "Set the greeting a new thread in Slack's assistant pane starts with",
   permission: 'admin',
   args: [
     positional('text', 'text', `The greeting, up to ${ASSISTANT_LIMITS.greetingChars} characters`),
@@ -104,7 +104,7 @@ const greeting: AdminCommand = {
 const prompts: AdminCommand = {
   noun: 'assistant',
   verb: 'prompts',
-  summary: 'List, add or remove the prompts suggested in a new assistant thread',
+  summary: "List, add or remove the prompts suggested in a new thread of Slack's assistant pane",
   permission: 'admin',
   args: [
     positional('action', 'enum', 'What to do with the prompts', { choices: PROMPT_ACTIONS }),
