@@ -111,8 +111,11 @@ export function createSlackAssistant(deps: SlackAssistantDeps): Assistant {
       if (!thread) return;
       track(greet(deps, thread, (body as EventEnvelope).event_id));
     },
-    threadContextChanged: async ({ saveThreadContext }) => {
+    threadContextChanged: async ({ payload, body, saveThreadContext }) => {
+      const thread = threadOf(payload, body);
+      const before = thread && (await state.viewingContexts.get(keyOf(thread)));
       await saveThreadContext();
+      if (thread) track(refreshPrompts(deps, thread, before?.channel));
     },
     userMessage: async ({ payload, body }) => {
       const event = payload as unknown as SlackMessageEvent;
@@ -143,17 +146,53 @@ async function greet(
   } catch (error) {
     logger.warn({ err: error, ...where }, 'slack: assistant greeting failed');
   }
-  if (settings.prompts.length === 0) return;
+  await suggest(deps, thread, settings.prompts);
+}
+
+/** Shows the prompts under the thread (none: nothing is called). Failures logged. */
+async function suggest(
+  deps: SlackAssistantDeps,
+  thread: AssistantThread,
+  prompts: readonly string[],
+): Promise<void> {
+  if (prompts.length === 0) return;
   try {
-    await api.deliver(thread.workspace, 'assistant.threads.setSuggestedPrompts', {
+    await deps.api.deliver(thread.workspace, 'assistant.threads.setSuggestedPrompts', {
       channel_id: thread.channel,
       thread_ts: thread.thread,
       title: SUGGESTED_PROMPTS_TITLE,
-      prompts: settings.prompts.map((prompt) => ({ title: prompt, message: prompt })),
+      prompts: prompts.map((prompt) => ({ title: prompt, message: prompt })),
     });
   } catch (error) {
-    logger.warn({ err: error, ...where }, 'slack: suggested prompts failed');
+    deps.logger.warn(
+      { err: error, channel: thread.channel, thread: thread.thread },
+      'slack: suggested prompts failed',
+    );
   }
+}
+
+/**
+ * Before the first question, the prompts follow the person to a channel whose prompts differ
+ * (the greeting stays: it is a message already in the thread). Failures logged.
+ */
+async function refreshPrompts(
+  deps: SlackAssistantDeps,
+  thread: AssistantThread,
+  previousChannel: string | undefined,
+): Promise<void> {
+  const { state } = deps;
+  const viewing = fromSlack(thread.context).channel;
+  if (viewing === previousChannel) return;
+  if (await state.sessions.get(keyOf(thread))) return;
+  const [was, now] = await Promise.all([
+    effectiveAssistantSettings(state, 'slack', thread.workspace, previousChannel),
+    effectiveAssistantSettings(state, 'slack', thread.workspace, viewing),
+  ]);
+  const same =
+    was.prompts.length === now.prompts.length && was.prompts.every((p, i) => p === now.prompts[i]);
+  if (same) return;
+  // Slack keeps the list shown when there are none to send; the empty case is left as it is.
+  await suggest(deps, thread, now.prompts);
 }
 
 /**

@@ -190,6 +190,28 @@ describe('Slack assistant pane', () => {
     expect(c.harness.fake.callsOf('assistant.threads.setTitle')).toHaveLength(1);
   });
 
+  it('before the first question, the prompts follow the person to a channel with other prompts', async () => {
+    const c = await begin();
+    await admin(c, 'assistant prompts remove 1 --channel', 'C2');
+    const thread = await openPane(c, 'C1');
+    const promptCalls = () =>
+      c.harness.fake
+        .callsOf('assistant.threads.setSuggestedPrompts')
+        .filter((call) => call.args.thread_ts === thread)
+        .map((call) => (call.args.prompts as { message: string }[]).map((p) => p.message));
+    const move = async (viewing: string) => {
+      await c.harness.event(paneEvent('assistant_thread_context_changed', thread, viewing));
+      await c.harness.adapter.idle();
+    };
+    await move('C3'); // the same prompts as #general: nothing to change
+    expect(promptCalls()).toEqual([DEFAULT_ASSISTANT_PROMPTS]);
+    await move('C2');
+    expect(promptCalls()).toEqual([DEFAULT_ASSISTANT_PROMPTS, DEFAULT_ASSISTANT_PROMPTS.slice(1)]);
+    await ask(c, thread, 'a question');
+    await move('C1'); // the conversation has begun: the prompts stay
+    expect(promptCalls()).toHaveLength(2);
+  });
+
   it("keeps the context in the store: a second replica answers with the viewed channel's chatbot", async () => {
     const c = await begin();
     const sales = await c.client.createChatbot({ name: 'Sales', rate_limit: [100, 60] });
