@@ -48,6 +48,17 @@ export interface EventRouterDeps extends SlackReplyOptions {
 
 export type RouteDecision = 'answered' | 'reset' | 'ignored' | 'duplicate';
 
+/** A message in an assistant-pane thread (see assistant.ts): how answering it differs. */
+export interface AssistantRoute {
+  /**
+   * The channel the person is viewing: its chatbot answers (else the workspace's, else the
+   * default) and its name goes to the chatbot. Absent when they view no channel.
+   */
+  viewingChannel?: string;
+  /** Told of each message that goes to the engine (the first one titles the thread). */
+  onQuestion(message: IncomingMessage): void;
+}
+
 function isDirect(event: SlackMessageEvent): boolean {
   return (
     event.channel_type === 'im' ||
@@ -76,7 +87,12 @@ export class EventRouter {
   }
 
   /** Decides and, when it is ours to answer, answers (resolves when the answer is final). */
-  async route(event: SlackMessageEvent, envelope: EventEnvelope): Promise<RouteDecision> {
+  async route(
+    event: SlackMessageEvent,
+    envelope: EventEnvelope,
+    /** Finds whether the thread is an assistant thread; read in the thread's arrival order. */
+    assistantOf?: (ref: ThreadRef) => Promise<AssistantRoute | undefined>,
+  ): Promise<RouteDecision> {
     const botUserId = this.deps.botUserId();
     if (event.bot_id || event.hidden || !USER_SUBTYPES.has(event.subtype)) return 'ignored';
     const { user, ts } = event;
@@ -92,7 +108,7 @@ export class EventRouter {
     };
     // Everything before handle() is queued per thread, so handle() is called in arrival order.
     const prepared = await this.order.run(threadKey(ref), () =>
-      this.prepare({ ...event, user, ts }, envelope, ref),
+      this.prepare({ ...event, user, ts }, envelope, ref, assistantOf),
     );
     if (prepared.decision === 'reset') {
       await this.confirmReset(ref);
@@ -107,6 +123,7 @@ export class EventRouter {
     event: SlackMessageEvent & { user: string; ts: string },
     envelope: EventEnvelope,
     ref: ThreadRef,
+    assistantOf: ((ref: ThreadRef) => Promise<AssistantRoute | undefined>) | undefined,
   ): Promise<Prepared> {
     const { conversation, state, users, channels, logger } = this.deps;
     const botUserId = this.deps.botUserId();
@@ -132,9 +149,12 @@ export class EventRouter {
       await conversation.reset(ref);
       return { decision: 'reset' };
     }
+    const assistant = await assistantOf?.(ref);
+    // In an assistant pane the channel that matters is the one being viewed.
+    const named = assistant ? assistant.viewingChannel : direct ? undefined : channel;
     const [userName, channelName] = await Promise.all([
       users.nameOf(workspace, event.user),
-      direct ? Promise.resolve(undefined) : channels.nameOf(workspace, channel),
+      named === undefined ? Promise.resolve(undefined) : channels.nameOf(workspace, named),
     ]);
     const message: IncomingMessage = {
       platform: 'slack',
@@ -145,6 +165,7 @@ export class EventRouter {
       userId: event.user,
       userName,
       ...(channelName ? { channelName } : {}),
+      ...(assistant?.viewingChannel ? { bindingChannel: assistant.viewingChannel } : {}),
       text,
     };
     const target = createSlackReplyTarget(
@@ -159,11 +180,13 @@ export class EventRouter {
       },
       this.deps,
     );
-    if (event.thread_ts !== undefined && event.thread_ts !== event.ts) {
+    // An assistant thread holds only our greeting before the first question: nothing to send.
+    if (!assistant && event.thread_ts !== undefined && event.thread_ts !== event.ts) {
       // A question inside a thread: the engine may want what was said there before it.
       const place = { workspace, channel, threadTs: ref.thread, beforeTs: event.ts };
       target.earlierMessages = (limit) => readEarlierMessages(this.deps, place, limit);
     }
+    assistant?.onQuestion(message);
     const answer = conversation.handle(message, target).catch((error: unknown) => {
       logger.error({ err: error, channel }, 'slack: answering failed');
     });

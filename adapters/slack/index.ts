@@ -1,5 +1,6 @@
 // The Slack surface: a Bolt app (Socket Mode with an app token, else HTTP at /slack/events) that
-// turns mentions, thread follow-ups and DMs into conversation turns, and runs /chatbridge.
+// turns mentions, thread follow-ups, DMs and the assistant pane into conversation turns, and
+// runs /chatbridge.
 import type { AddressInfo } from 'node:net';
 import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
@@ -8,6 +9,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
+import { createSlackAssistant } from './assistant.js';
 import { boltLogger } from './bolt-logger.js';
 import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
@@ -148,6 +150,9 @@ export function createSlackAdapter(
     }
     await next();
   });
+  // After the stopping check; claims assistant events and the messages of DM threads, which it
+  // hands to the same router as every other message.
+  app.assistant(createSlackAssistant({ api, state: deps.state, router, logger, track }));
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     track(router.route(event as SlackMessageEvent, body as EventEnvelope));
   };

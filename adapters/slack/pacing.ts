@@ -20,6 +20,9 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
   'reactions.add': 50,
   'reactions.remove': 20,
   'assistant.threads.setStatus': 100,
+  // Tier 4: the assistant pane's prompts (once per thread) and title (once per thread).
+  'assistant.threads.setSuggestedPrompts': 100,
+  'assistant.threads.setTitle': 100,
   // Tier 3 (internal and Marketplace apps): thread context, once per thread new to the bot.
   'conversations.replies': 50,
 };

@@ -1,6 +1,7 @@
 // The admin command table: the one list every surface reads.
 import { commandName } from './args.js';
 import { agentCommands } from './commands/agent.js';
+import { assistantCommands } from './commands/assistant.js';
 import { chatbotCommands } from './commands/chatbot.js';
 import { helpCommand } from './commands/help.js';
 import { sessionCommands } from './commands/session.js';
@@ -16,6 +17,7 @@ export const adminCommands: readonly AdminCommand[] = Object.freeze([
   ...tagCommands,
   ...sessionCommands,
   ...threadContextCommands,
+  ...assistantCommands,
   helpCommand(() => adminCommands),
 ]);
 

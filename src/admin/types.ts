@@ -60,7 +60,7 @@ export interface ArgSpec {
 }
 
 export type AdminNoun =
-  'chatbot' | 'agent' | 'source' | 'tag' | 'session' | 'thread-context' | 'help';
+  'chatbot' | 'agent' | 'source' | 'tag' | 'session' | 'thread-context' | 'assistant' | 'help';
 
 /**
  * Parsed and checked argument values by ArgSpec name. Absent optional arguments are absent.

@@ -90,7 +90,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
 
   async function resolveChatbot(m: IncomingMessage): Promise<string | undefined> {
     const bound =
-      (await state.bindings.get(`${m.platform}:${m.workspace}:${m.channel}`)) ??
+      (await state.bindings.get(`${m.platform}:${m.workspace}:${m.bindingChannel ?? m.channel}`)) ??
       (await state.bindings.get(`${m.platform}:${m.workspace}`));
     if (bound) return bound;
     if (!deps.defaultChatbot) return undefined;

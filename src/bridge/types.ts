@@ -5,6 +5,16 @@ import type { EarlierMessage } from './thread-context.js';
 export type { EarlierMessage, ThreadContextBounds } from './thread-context.js';
 // The bounds admins may set (src/admin reads the bridge through this file only).
 export { DEFAULT_THREAD_CONTEXT_BOUNDS, THREAD_CONTEXT_LIMITS } from './thread-context.js';
+// The assistant pane's defaults, limits and settings lookup (admin commands read them here).
+export {
+  ASSISTANT_LIMITS,
+  DEFAULT_ASSISTANT_GREETING,
+  DEFAULT_ASSISTANT_PROMPTS,
+  assistantPlaces,
+  effectiveAssistantSettings,
+  type EffectiveAssistantSettings,
+  type SettingSource,
+} from './assistant.js';
 
 /** "A user wrote X in thread T", in platform-neutral terms. */
 export interface IncomingMessage {
@@ -20,6 +30,12 @@ export interface IncomingMessage {
   userId: string;
   userName: string;
   channelName?: string;
+  /**
+   * The channel whose binding picks the chatbot, when it is not the one written in: in an
+   * assistant pane, the channel the person is viewing. Its workspace binding and the default
+   * still apply after it.
+   */
+  bindingChannel?: string;
   text: string;
 }
 

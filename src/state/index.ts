@@ -1,12 +1,14 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
 // registry of data sources, event de-duplication, per-thread locks and the message →
-// conversation links of reply chains, and per-workspace thread-context settings on one store.
+// conversation links of reply chains, per-workspace thread-context settings, and assistant
+// threads' viewing contexts and greetings on one store.
 //
 //   memory://                 this process only, gone on exit (tests, trials)
 //   sqlite://path             the embedded default; survives restarts; ONE process only
 //                             (dedup and locks are coordinated in process memory)
 //   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
 import { silentLogger, type Logger } from '../log.js';
+import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
@@ -142,6 +144,8 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
       rateBudget: redis ? new RedisRateBudget(redis, prefix) : new LocalRateBudget(now),
       threadContext: new KeyvThreadContextSettings(space('thread-context')),
+      viewingContexts: new KeyvViewingContextMap(space('viewing-contexts')),
+      assistantSettings: new KeyvAssistantSettings(space('assistant-settings')),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

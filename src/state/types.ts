@@ -102,6 +102,44 @@ export interface ThreadContextSettings {
   set(workspace: string, setting: ThreadContextSetting): Promise<void>;
 }
 
+/**
+ * What the person was looking at when they wrote in an assistant pane (Slack's AI side pane):
+ * the channel viewed decides which chatbot answers there. Kept per thread key.
+ */
+export interface ViewingContext {
+  /** The channel being viewed; absent when it is no channel (search, a list of DMs). */
+  channel?: string;
+  /** The workspace of that channel (Slack team id), where the platform says. */
+  workspace?: string;
+  /** Slack Enterprise Grid organisation id, where there is one. */
+  enterprise?: string;
+}
+
+/**
+ * Thread key → the viewing context of an assistant thread (set when it starts, replaced when
+ * the person moves). An entry marks the thread as an assistant thread. Entries last 30 days
+ * after they were last set.
+ */
+export interface ViewingContextMap {
+  get(threadKey: string): Promise<ViewingContext | undefined>;
+  set(threadKey: string, context: ViewingContext): Promise<void>;
+}
+
+/** The assistant pane's greeting and suggested prompts for a place; absent fields inherit. */
+export interface AssistantSetting {
+  greeting?: string;
+  /** In the order shown; [] means "no prompts here". */
+  prompts?: string[];
+}
+
+/** Place ("platform:workspace" or "platform:workspace:channel") → assistant setting. */
+export interface AssistantSettingsMap {
+  get(place: string): Promise<AssistantSetting | undefined>;
+  /** Replaces the place's setting; an empty one ({}) is the same as delete. */
+  set(place: string, setting: AssistantSetting): Promise<void>;
+  delete(place: string): Promise<void>;
+}
+
 export interface Dedup {
   /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -129,5 +167,9 @@ export interface StateStore {
   /** Platform API budgets: shared by every replica on Redis, this process's own otherwise. */
   readonly rateBudget: RateBudget;
   readonly threadContext: ThreadContextSettings;
+  /** Assistant threads' viewing contexts (Slack's AI side pane). */
+  readonly viewingContexts: ViewingContextMap;
+  /** Assistant pane greetings and prompts per workspace and channel. */
+  readonly assistantSettings: AssistantSettingsMap;
   close(): Promise<void>;
 }

@@ -97,6 +97,25 @@ describe('chatbot and session', () => {
     expect(bots).toEqual(['bot-2', 'bot-1', 'bot-3']);
   });
 
+  it('picks by the binding channel when the message names one (an assistant pane)', async () => {
+    const { client, conversation, target, bindings, sessions } = setupEngine();
+    client.chatbots.push(chatbot('bot-2'));
+    bindings.set('slack:T1:C9', 'bot-2');
+    // Written in a DM (D1) while viewing C9: C9's chatbot answers, in the DM thread's session.
+    await conversation.handle(
+      message('a', { channel: 'D1', thread: 'p', bindingChannel: 'C9' }),
+      target(),
+    );
+    // Viewing a channel with no binding of its own: the workspace's chatbot.
+    await conversation.handle(
+      message('b', { channel: 'D1', thread: 'q', bindingChannel: 'C5' }),
+      target(),
+    );
+    const bots = client.streamCalls.map((c) => client.sessions.get(c.sessionUuid)!.chatbotUuid);
+    expect(bots).toEqual(['bot-2', 'bot-1']);
+    expect(sessions.get('slack:T1:D1:p')).toMatchObject({ chatbotUuid: 'bot-2' });
+  });
+
   it('explains how to bind a chatbot when none is set up', async () => {
     const { client, conversation, target } = setupEngine();
     const t = target();

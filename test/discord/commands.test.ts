@@ -49,7 +49,15 @@ describe('/chatbridge built from the admin table', () => {
 
   it('has one group per noun and one subcommand per verb, typed options', () => {
     const groups = json.options.filter((o) => o.type === T.SubcommandGroup).map((o) => o.name);
-    expect(groups).toEqual(['chatbot', 'agent', 'source', 'tag', 'session', 'thread-context']);
+    expect(groups).toEqual([
+      'chatbot',
+      'agent',
+      'source',
+      'tag',
+      'session',
+      'thread-context',
+      'assistant',
+    ]);
     for (const command of adminCommands.filter((c) => c.verb !== '')) {
       const option = sub(json, command.noun, command.verb);
       expect(option.options?.map((o) => o.name).sort() ?? []).toEqual(

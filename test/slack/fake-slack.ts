@@ -252,6 +252,10 @@ export class FakeSlack {
         return ws.postEphemeral(args);
       case 'assistant.threads.setStatus':
         return ws.setStatus(args);
+      case 'assistant.threads.setSuggestedPrompts':
+        return suggestedPrompts(args);
+      case 'assistant.threads.setTitle':
+        return threadTitle(args);
       case 'reactions.add':
         return ws.reaction(args, true);
       case 'reactions.remove':
@@ -328,7 +332,42 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Slack's rules for an assistant thread's prompts: one to four, each a title and a message. */
+function suggestedPrompts(args: Args): Reply {
+  if (typeof args.channel_id !== 'string' || args.channel_id === '') {
+    return { ok: false, error: 'channel_not_found' };
+  }
+  if (typeof args.thread_ts !== 'string') return { ok: false, error: 'invalid_thread_ts' };
+  const prompts = args.prompts;
+  const valid =
+    Array.isArray(prompts) &&
+    prompts.length >= 1 &&
+    prompts.length <= 4 &&
+    prompts.every((p: unknown) => {
+      const prompt = p as { title?: unknown; message?: unknown };
+      return (
+        typeof prompt.title === 'string' &&
+        prompt.title !== '' &&
+        typeof prompt.message === 'string' &&
+        prompt.message !== ''
+      );
+    });
+  return valid ? { ok: true } : { ok: false, error: 'invalid_arguments' };
+}
+
+function threadTitle(args: Args): Reply {
+  if (typeof args.channel_id !== 'string' || args.channel_id === '') {
+    return { ok: false, error: 'channel_not_found' };
+  }
+  if (typeof args.thread_ts !== 'string') return { ok: false, error: 'invalid_thread_ts' };
+  if (typeof args.title !== 'string' || args.title.trim() === '') {
+    return { ok: false, error: 'invalid_arguments' };
+  }
+  return { ok: true };
+}
+
 const JSON_FIELDS = new Set([
+  'prompts',
   'blocks',
   'view',
   'loading_messages',

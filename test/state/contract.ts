@@ -201,6 +201,39 @@ export function stateContract(name: string, factory: StoreFactory): void {
       expect(await state.threadContext.get(workspace)).toEqual(bounded);
     });
 
+    it("keeps assistant threads' viewing contexts and assistant settings; names bad input", async () => {
+      const state = await open();
+      const thread = unique('slack:T1:D1:1.000');
+      expect(await state.viewingContexts.get(thread)).toBeUndefined();
+      await state.viewingContexts.set(thread, { channel: 'C1', workspace: 'T1' });
+      expect(await state.viewingContexts.get(thread)).toEqual({ channel: 'C1', workspace: 'T1' });
+      // A context with no channel still marks the thread as an assistant thread.
+      await state.viewingContexts.set(thread, {});
+      expect(await state.viewingContexts.get(thread)).toEqual({});
+      await expect(state.viewingContexts.set(thread, { channel: '' })).rejects.toThrow(/channel/);
+
+      const place = unique('slack:T1');
+      expect(await state.assistantSettings.get(place)).toBeUndefined();
+      await state.assistantSettings.set(place, { greeting: 'Hi', prompts: ['a', 'b'] });
+      expect(await state.assistantSettings.get(place)).toEqual({
+        greeting: 'Hi',
+        prompts: ['a', 'b'],
+      });
+      await state.assistantSettings.set(place, { prompts: [] });
+      expect(await state.assistantSettings.get(place)).toEqual({ prompts: [] });
+      await expect(state.assistantSettings.set(place, { prompts: ['ok', ''] })).rejects.toThrow(
+        /prompts\[1\]/,
+      );
+      await expect(state.assistantSettings.set(place, { greeting: '' })).rejects.toThrow(
+        /greeting/,
+      );
+      await state.assistantSettings.set(place, {});
+      expect(await state.assistantSettings.get(place)).toBeUndefined();
+      await state.assistantSettings.set(place, { greeting: 'Hello' });
+      await state.assistantSettings.delete(place);
+      expect(await state.assistantSettings.get(place)).toBeUndefined();
+    });
+
     it('reply links expire replyLinkTtlMs after they were set, by the store clock', async () => {
       let now = Date.parse('2025-03-04T05:06:07Z');
       const state = await open({ now: () => now, replyLinkTtlMs: 60_000 });

@@ -2,12 +2,14 @@
 // chains (the real stores are tested in test/state).
 import { LocalRateBudget } from '../../../src/state/rate-budget.js';
 import type {
+  AssistantSetting,
   LinkedThread,
   SessionRef,
   SourceRecord,
   StateStore,
   ThreadContextSetting,
   ThreadLocks,
+  ViewingContext,
 } from '../../../src/state/types.js';
 
 export class ChainLocks implements ThreadLocks {
@@ -40,6 +42,8 @@ export function memoryState() {
   const sources = new Map<string, SourceRecord>();
   const replyLinks = new Map<string, LinkedThread>();
   const threadContext = new Map<string, ThreadContextSetting>();
+  const viewingContexts = new Map<string, ViewingContext>();
+  const assistantSettings = new Map<string, AssistantSetting>();
   const locks = new ChainLocks();
   const state: StateStore = {
     sessions: {
@@ -75,6 +79,15 @@ export function memoryState() {
     threadContext: {
       get: async (k) => threadContext.get(k),
       set: async (k, v) => void threadContext.set(k, v),
+    },
+    viewingContexts: {
+      get: async (k) => viewingContexts.get(k),
+      set: async (k, v) => void viewingContexts.set(k, v),
+    },
+    assistantSettings: {
+      get: async (k) => assistantSettings.get(k),
+      set: async (k, v) => void assistantSettings.set(k, v),
+      delete: async (k) => void assistantSettings.delete(k),
     },
     close: async () => {},
   };
