@@ -24,6 +24,9 @@ import type { ChatbotRecord, SessionRecord } from './records.js';
 import type { StoredMessage } from './rows.js';
 import type { Repository } from './repository.js';
 
+/** Passages a question is answered from: a few more than shown, so the writer can choose. */
+const PASSAGES_SEARCHED = 8;
+
 export const NO_AGENT_TEXT = 'This chatbot has no enabled agent that can answer right now.';
 const HISTORY_TURNS = 5;
 /** Best passages looked at for a Q&A pair asking the same question. */
@@ -67,7 +70,7 @@ async function plan(
     search: (sourceUuids) =>
       searchInConversation(deps.index, chatbot.uuid, query, history, {
         sourceUuids,
-        limit: 5,
+        limit: PASSAGES_SEARCHED,
       }),
   });
   if (route.kind === 'none') {

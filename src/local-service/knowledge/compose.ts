@@ -29,7 +29,7 @@ export interface ComposeOptions {
 }
 
 /** Passages read (best first), share of the question the passages must cover. */
-const MAX_PASSAGES = 4;
+const MAX_PASSAGES = 5;
 const MIN_COVERAGE = 0.5;
 const PREFIX_WEIGHT = 0.7;
 /** A unit mostly made of what was asked (a short, focused one) gains up to this share. */
@@ -54,6 +54,8 @@ const RELEVANCE_FLOOR = 0.5;
 const WINDOW_WEIGHT = 0.6;
 /** A second source must hold this share of what the first does not (by rarity). */
 const SUPPORT_SHARE = 0.5;
+/** …and score at least this share of the first window's. */
+const SUPPORT_SCORE = 0.45;
 /** A second source's window is short: it supports, the first answers. */
 const SUPPORT_WORDS = 50;
 /** For "what is X": a sentence with X as its subject, and one under a heading that is X. */
@@ -208,6 +210,7 @@ function supportingWindow(best: Window, windows: Window[], queryIdf: number[]): 
   let found: { window: Window; adds: number } | undefined;
   for (const window of windows) {
     if (window.unit.cited.passage.sourceUuid === source) continue;
+    if (window.score < SUPPORT_SCORE * best.score) continue;
     if (!missing.some((i) => window.candidate.matched.has(i))) continue;
     const adds = missing.reduce((sum, i) => sum + window.holds[i]! * queryIdf[i]!, 0);
     if (adds < SUPPORT_SHARE * missingWeight) continue;
@@ -242,7 +245,6 @@ function procedureIdf(
   });
   return best;
 }
-
 
 /**
  * Cuts a text into pieces of a few words for streaming; whitespace stays exactly where it

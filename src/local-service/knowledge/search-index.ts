@@ -6,6 +6,7 @@
 // chatbot (scope token c<id>) or to the agent's sources (s<id> …).
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
+import { definitionSubject } from './compose-shape.js';
 import { blendWithTopic } from './follow-up.js';
 import { type Clause, QueryPlanner, planSearch } from './fts-query.js';
 import { termsOf } from './terms.js';
@@ -35,6 +36,29 @@ function byHeadingMatch(passages: Passage[], query: string): Passage[] {
       return { ...passage, score: passage.score * (1 + HEADING_MATCH_BONUS * share) };
     })
     .sort((a, b) => b.score - a.score);
+}
+
+/**
+ * For "what is X": the opening chunk of a source named X (its title holds X's words) joins the
+ * passages, first. Why: a document about X says "X" in every chunk, so bm25 cannot tell its
+ * introduction, where X is defined, from a changelog line that names it.
+ */
+function withOpening(
+  passages: Passage[],
+  query: string,
+  openingOf: (sourceUuid: string) => Passage | undefined,
+): Passage[] {
+  const subject = definitionSubject(query);
+  if (subject === undefined || passages.length === 0) return passages;
+  const named = passages.find((passage) => {
+    const title = new Set(termsOf(passage.title));
+    return subject.every((term) => title.has(term));
+  });
+  if (named === undefined) return passages;
+  const rest = passages.filter((p) => p.sourceUuid !== named.sourceUuid || p.chunkIndex !== 0);
+  const opening = openingOf(named.sourceUuid);
+  if (opening === undefined) return passages;
+  return [{ ...opening, score: passages[0]!.score }, ...rest].slice(0, passages.length);
 }
 
 /** At most this many words of earlier turns widen a follow-up's search. */
@@ -87,6 +111,10 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     hits: db.prepare<[string, number], { id: number; score: number }>(
       `SELECT rowid AS id, -${RANK} AS score FROM chunks_fts WHERE chunks_fts MATCH ?
        ORDER BY ${RANK} LIMIT ?`,
+    ),
+    opening: db.prepare<[string], { id: number }>(
+      `SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id
+       WHERE s.uuid = ? AND c.position = 0`,
     ),
     passage: db.prepare<[number], HitRow>(
       `SELECT c.position, c.section, c.text, s.uuid, s.title, s.type, s.file_name, s.link,
@@ -211,7 +239,10 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     },
 
     async search(chatbotUuid: string, query: string, options: SearchOptions = {}) {
-      return search(chatbotUuid, query, options);
+      return withOpening(search(chatbotUuid, query, options), query, (uuid) => {
+        const row = statements.opening.get(uuid);
+        return row === undefined ? undefined : passagesOf([{ id: row.id, score: 0 }])[0];
+      });
     },
 
     async close() {},

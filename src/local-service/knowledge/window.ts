@@ -92,10 +92,20 @@ export function windowFrom(
 const LINKS_ONLY =
   /^(?:[-*\d.)\s•|·–—]|\[[^\]]*\]\([^)]*\)|<https?:[^>]*>|\p{Extended_Pictographic}|\uFE0F)*$/u;
 
-/** Navigation lines at the end of a window say nothing: they are left off. */
+/** A contents line: a list item of a few words with no sentence in it ("- 📚 Examples"). */
+const isContentsLine = (part: Part) =>
+  part.line && wordCount(part.text) <= 5 && !/[.!?:;]["'”’)\]`*_]*$/.test(part.text);
+
+/**
+ * Navigation at the end of a window says nothing: link-only lines, and a run of three or more
+ * contents lines (a table of contents), are left off.
+ */
 export function trimmed(parts: Part[]): Part[] {
   let end = parts.length;
   while (end > 1 && LINKS_ONLY.test(parts[end - 1]!.text)) end--;
+  let run = end;
+  while (run > 1 && isContentsLine(parts[run - 1]!)) run--;
+  if (end - run >= 3) end = run;
   return parts.slice(0, end);
 }
 
