@@ -116,6 +116,16 @@ export interface ThreadLocks {
   run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Values already sealed (encrypted) by their owner, kept as they are given: the OAuth
+ * installations (src/state/installations.ts encrypts and decrypts them).
+ */
+export interface SealedMap {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, sealed: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
 export type { BucketShape, RateBudget } from './rate-budget.js';
 import type { RateBudget } from './rate-budget.js';
 
@@ -129,5 +139,7 @@ export interface StateStore {
   /** Platform API budgets: shared by every replica on Redis, this process's own otherwise. */
   readonly rateBudget: RateBudget;
   readonly threadContext: ThreadContextSettings;
+  /** Platform installations made through OAuth, sealed (see installations.ts). */
+  readonly installations: SealedMap;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import {
   createSlackAdapter,
   type AdminRunner,
   type SlackAdapter,
+  type SlackOAuthConfig,
 } from '../../adapters/slack/index.js';
 import { BOT_TOKEN, BOT_USER, FakeSlack, TEAM, type FakeSlackOptions } from './fake-slack.js';
 
@@ -42,6 +43,8 @@ export interface HarnessOptions {
   /** The adapter's clock (pacing, edit intervals). */
   now?: () => number;
   drainMs?: number;
+  /** Many workspaces installed through OAuth instead of BOT_TOKEN (oauth-flow.ts installs). */
+  oauth?: SlackOAuthConfig;
 }
 
 let eventSeq = 0;
@@ -66,7 +69,7 @@ export class Harness {
     const state = options.state ?? (await openState('memory://'));
     const adapter = createSlackAdapter(
       {
-        botToken: BOT_TOKEN,
+        ...(options.oauth ? { oauth: options.oauth } : { botToken: BOT_TOKEN }),
         signingSecret: SIGNING_SECRET,
         port: 0,
         host: '127.0.0.1',
@@ -91,7 +94,12 @@ export class Harness {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.adapter.port}/slack/events`;
+    return `${this.base}/slack/events`;
+  }
+
+  /** The adapter's HTTP origin (install routes, ops routes). */
+  get base(): string {
+    return `http://127.0.0.1:${this.adapter.port}`;
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,7 @@ export function memoryState() {
   const sources = new Map<string, SourceRecord>();
   const replyLinks = new Map<string, LinkedThread>();
   const threadContext = new Map<string, ThreadContextSetting>();
+  const installations = new Map<string, string>();
   const locks = new ChainLocks();
   const state: StateStore = {
     sessions: {
@@ -75,6 +76,11 @@ export function memoryState() {
     threadContext: {
       get: async (k) => threadContext.get(k),
       set: async (k, v) => void threadContext.set(k, v),
+    },
+    installations: {
+      get: async (k) => installations.get(k),
+      set: async (k, v) => void installations.set(k, v),
+      delete: async (k) => void installations.delete(k),
     },
     close: async () => {},
   };

@@ -1,0 +1,214 @@
+// Many workspaces through OAuth, end to end on the fake Slack: installs through the adapter's own
+// routes, each workspace answered with its own token, uninstall and revocation delete the
+// installation, tokens are encrypted in the store, a wrong key stops the start.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EncryptedInstallations, openState } from '../../src/state/index.js';
+import { CLIENT_ID } from './fake-oauth.js';
+import { FakeSlack, type FakeCall } from './fake-slack.js';
+import { ALICE, BOSS, Harness, nextTs } from './harness.js';
+import { eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
+import { RecordingConversation, simpleAnswer } from './recording.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const ANSWER = 'Refunds take five days.';
+
+async function begin(
+  options: { state?: Awaited<ReturnType<typeof openState>>; key?: Buffer } = {},
+) {
+  const fake = await new FakeSlack().start();
+  const conversation = new RecordingConversation(simpleAnswer(ANSWER));
+  const h = await Harness.start({
+    conversation,
+    slack: fake,
+    oauth: oauthConfig(options.key),
+    ...(options.state ? { state: options.state } : {}),
+  });
+  harness = h;
+  for (const channel of ['CA1', 'CA2', 'CB1']) fake.workspace.channels.set(channel, 'support');
+  const a = fake.oauth.installable('TA', { channels: ['CA1', 'CA2'] });
+  const b = fake.oauth.installable('TB', { channels: ['CB1'] });
+  return { h, fake, conversation, a, b };
+}
+
+function mentionOf(botUserId: string, channel: string, text = 'how do refunds work?') {
+  return {
+    type: 'app_mention',
+    user: ALICE,
+    text: `<@${botUserId}> ${text}`,
+    ts: nextTs(),
+    channel,
+  };
+}
+
+const inChannel = (fake: FakeSlack, channel: string): FakeCall[] =>
+  fake.calls.filter((call) => call.args.channel === channel);
+
+describe('Slack OAuth: many workspaces', () => {
+  it('installs two workspaces through its routes and answers each with its own token', async () => {
+    const { h, fake, conversation, a, b } = await begin();
+    const first = await installThroughOAuth(h, a.code);
+    expect(first.authorize.origin + first.authorize.pathname).toBe(
+      `${fake.origin}/oauth/v2/authorize`,
+    );
+    expect(first.authorize.searchParams.get('client_id')).toBe(CLIENT_ID);
+    expect(first.authorize.searchParams.get('scope')).toContain('chat:write');
+    expect(first.status).toBe(200);
+    expect((await installThroughOAuth(h, b.code)).status).toBe(200);
+    expect(fake.oauth.exchanges.map((e) => e.ok)).toEqual([true, true]);
+
+    const inA = mentionOf(a.botUserId, 'CA1');
+    const inB = mentionOf(b.botUserId, 'CB1');
+    expect(await eventIn(h, 'TA', inA)).toBe(200);
+    expect(await eventIn(h, 'TB', inB)).toBe(200);
+    await h.adapter.idle();
+
+    // Each workspace's own bot mention was recognised and taken out of the question.
+    expect(conversation.handled.map((e) => [e.message.workspace, e.message.text])).toEqual([
+      ['TA', 'how do refunds work?'],
+      ['TB', 'how do refunds work?'],
+    ]);
+    for (const [channel, token, ts] of [
+      ['CA1', a.token, inA.ts],
+      ['CB1', b.token, inB.ts],
+    ] as const) {
+      const calls = inChannel(fake, channel);
+      expect(calls.length).toBeGreaterThan(2);
+      expect(new Set(calls.map((c) => c.authorization))).toEqual(new Set([`Bearer ${token}`]));
+      expect(calls.filter((c) => c.reply?.ok !== true).map((c) => [c.method, c.reply])).toEqual([]);
+      const texts = fake.workspace.thread(channel, ts).map((m) => fake.workspace.visibleText(m.ts));
+      expect(texts).toEqual([ANSWER]);
+    }
+    // The asker's name came from each workspace with that workspace's token.
+    const userCalls = fake.callsOf('users.info');
+    expect(userCalls.map((c) => c.team).sort()).toEqual(['TA', 'TB']);
+    expect(fake.calls.filter((c) => c.reply && c.reply.ok !== true)).toEqual([]);
+  });
+
+  it('checks admin rights and answers commands with the workspace of the command', async () => {
+    const { h, fake, a, b } = await begin();
+    await installThroughOAuth(h, a.code);
+    await installThroughOAuth(h, b.code);
+    fake.workspace.users.set(BOSS, { id: BOSS, name: 'boss', team_id: 'TB', is_admin: true });
+    const form = new URLSearchParams({
+      command: '/chatbridge',
+      text: 'help',
+      team_id: 'TB',
+      channel_id: 'CB1',
+      user_id: BOSS,
+      user_name: 'boss',
+      trigger_id: 'trigger-oauth',
+      response_url: `${fake.origin}/response/oauth`,
+      api_app_id: 'A1',
+    });
+    expect((await h.post(form.toString(), 'application/x-www-form-urlencoded')).status).toBe(200);
+    await h.adapter.idle();
+    const check = fake.callsOf('users.info').find((c) => c.args.user === BOSS);
+    expect(check?.authorization).toBe(`Bearer ${b.token}`);
+    expect(fake.responses.map((r) => r.path)).toEqual(['/response/oauth']);
+  });
+
+  it('keeps installations encrypted in the store: no token in the SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatbridge-oauth-'));
+    const file = join(dir, 'state.sqlite');
+    const key = randomBytes(32);
+    const state = await openState(`sqlite://${file}`);
+    const { h, a } = await begin({ state, key });
+    await installThroughOAuth(h, a.code);
+    const sealed = await state.installations.get('slack:team:TA');
+    expect(sealed).toMatch(/^v1:/);
+    expect(sealed).not.toContain(a.token);
+    const raw = readFileSync(file).toString('latin1');
+    expect(raw).toContain('slack:team:TA'); // the row is there …
+    expect(raw).not.toContain(a.token); // … its token is not readable
+    expect(raw).not.toMatch(/xoxb-/);
+    // With the key it opens to Bolt's installation.
+    const opened = await new EncryptedInstallations(state.installations, key).fetch(
+      'slack:team:TA',
+    );
+    expect(opened?.installation).toMatchObject({ team: { id: 'TA' }, bot: { token: a.token } });
+  });
+
+  it('deletes the installation on app_uninstalled: the next event there is not answered', async () => {
+    const { h, fake, conversation, a, b } = await begin();
+    await installThroughOAuth(h, a.code);
+    await installThroughOAuth(h, b.code);
+    expect(await eventIn(h, 'TA', { type: 'app_uninstalled' })).toBe(200);
+    fake.oauth.revoke(a.token); // Slack's side of an uninstall
+    expect(await h.state.installations.get('slack:team:TA')).toBeUndefined();
+    expect(await h.state.installations.get('slack:team:TB')).toBeDefined();
+
+    // Authorization fails cleanly (acknowledged, nothing called); the other workspace answers.
+    expect(await eventIn(h, 'TA', mentionOf(a.botUserId, 'CA2'))).toBe(200);
+    const inB = mentionOf(b.botUserId, 'CB1');
+    expect(await eventIn(h, 'TB', inB)).toBe(200);
+    await h.adapter.idle();
+    expect(inChannel(fake, 'CA2')).toEqual([]);
+    expect(conversation.handled.map((e) => e.message.workspace)).toEqual(['TB']);
+    expect(inChannel(fake, 'CB1').every((c) => c.authorization === `Bearer ${b.token}`)).toBe(true);
+  });
+
+  it('deletes the installation whose bot token tokens_revoked names, and only that one', async () => {
+    const { h, fake, conversation, a, b } = await begin();
+    await installThroughOAuth(h, a.code);
+    await installThroughOAuth(h, b.code);
+    const revoked = { type: 'tokens_revoked', tokens: { oauth: [], bot: [b.botUserId] } };
+    // Naming another bot changes nothing here.
+    expect(await eventIn(h, 'TA', revoked)).toBe(200);
+    expect(await h.state.installations.get('slack:team:TA')).toBeDefined();
+    expect(await eventIn(h, 'TB', revoked)).toBe(200);
+    expect(await h.state.installations.get('slack:team:TB')).toBeUndefined();
+    fake.oauth.revoke(b.token);
+
+    await eventIn(h, 'TB', mentionOf(b.botUserId, 'CB1'));
+    await eventIn(h, 'TA', mentionOf(a.botUserId, 'CA1'));
+    await h.adapter.idle();
+    expect(conversation.handled.map((e) => e.message.workspace)).toEqual(['TA']);
+    expect(inChannel(fake, 'CB1')).toEqual([]);
+  });
+
+  it('finds an org-wide Enterprise Grid install by its enterprise, for any of its workspaces', async () => {
+    const { h, fake, conversation } = await begin();
+    const org = fake.oauth.installable('TORG', { enterprise: 'E1', orgWide: true });
+    expect((await installThroughOAuth(h, org.code)).status).toBe(200);
+    expect(await h.state.installations.get('slack:enterprise:E1')).toBeDefined();
+    expect(await h.state.installations.get('slack:team:TORG')).toBeUndefined();
+
+    const event = mentionOf(org.botUserId, 'CX1');
+    expect(await eventIn(h, 'TX1', event, { enterprise: 'E1', orgWide: true })).toBe(200);
+    await h.adapter.idle();
+    expect(conversation.handled.map((e) => [e.message.workspace, e.message.text])).toEqual([
+      ['TX1', 'how do refunds work?'],
+    ]);
+    const calls = inChannel(fake, 'CX1');
+    expect(calls.length).toBeGreaterThan(2);
+    expect(calls.every((c) => c.authorization === `Bearer ${org.token}`)).toBe(true);
+
+    await eventIn(h, 'TX1', { type: 'app_uninstalled' }, { enterprise: 'E1', orgWide: true });
+    expect(await h.state.installations.get('slack:enterprise:E1')).toBeUndefined();
+  });
+
+  it('refuses to start with a key other than the one the installations were stored with', async () => {
+    const state = await openState('memory://');
+    const { h, a } = await begin({ state, key: randomBytes(32) });
+    await installThroughOAuth(h, a.code);
+    const other = await Harness.start({
+      conversation: new RecordingConversation(),
+      slack: h.fake,
+      state,
+      oauth: oauthConfig(randomBytes(32)),
+    }).catch((error: unknown) => error);
+    expect(other).toBeInstanceOf(Error);
+    expect((other as Error).message).toMatch(
+      /^CHATBRIDGE_SECRET_KEY: is not the key the stored installations were encrypted with/,
+    );
+  });
+});
