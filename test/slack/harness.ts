@@ -2,6 +2,7 @@
 // signed requests as Slack would send them.
 import { createHmac } from 'node:crypto';
 import type { Conversation } from '../../src/bridge/types.js';
+import type { Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
@@ -45,6 +46,7 @@ export interface HarnessOptions {
   drainMs?: number;
   /** Many workspaces installed through OAuth instead of BOT_TOKEN (oauth-flow.ts installs). */
   oauth?: SlackOAuthConfig;
+  logger?: Logger;
 }
 
 let eventSeq = 0;
@@ -87,6 +89,7 @@ export class Harness {
         ...(options.methodWindowMs ? { methodWindowMs: options.methodWindowMs } : {}),
         ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
         ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
       },
     );
     await adapter.start();

@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '../../src/log.js';
 import { EncryptedInstallations, openState } from '../../src/state/index.js';
 import { CLIENT_ID } from './fake-oauth.js';
 import { FakeSlack, type FakeCall } from './fake-slack.js';
@@ -31,6 +33,7 @@ async function begin(
     slack: fake,
     oauth: oauthConfig(options.key),
     ...(options.state ? { state: options.state } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   harness = h;
   for (const channel of ['CA1', 'CA2', 'CB1']) fake.workspace.channels.set(channel, 'support');
@@ -194,6 +197,25 @@ describe('Slack OAuth: many workspaces', () => {
 
     await eventIn(h, 'TX1', { type: 'app_uninstalled' }, { enterprise: 'E1', orgWide: true });
     expect(await h.state.installations.get('slack:enterprise:E1')).toBeUndefined();
+  });
+
+  it('writes no token to the log, even at trace level', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'trace', destination });
+    const { h, a } = await begin({ logger });
+    await installThroughOAuth(h, a.code);
+    await eventIn(h, 'TA', mentionOf(a.botUserId, 'CA1'));
+    await h.adapter.idle();
+    const text = lines.join('');
+    expect(text).toContain('slack: app installed');
+    expect(text).not.toContain(a.token);
+    expect(text).not.toMatch(/xoxb-/);
   });
 
   it('refuses to start with a key other than the one the installations were stored with', async () => {
