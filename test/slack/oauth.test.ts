@@ -23,9 +23,13 @@ afterEach(async () => {
 
 const ANSWER = 'Refunds take five days.';
 
-async function begin(
-  options: { state?: Awaited<ReturnType<typeof openState>>; key?: Buffer } = {},
-) {
+interface BeginOptions {
+  state?: Awaited<ReturnType<typeof openState>>;
+  key?: Buffer;
+  logger?: Logger;
+}
+
+async function begin(options: BeginOptions = {}) {
   const fake = await new FakeSlack().start();
   const conversation = new RecordingConversation(simpleAnswer(ANSWER));
   const h = await Harness.start({
