@@ -69,6 +69,7 @@ describe('Slack OAuth: many workspaces', () => {
     expect(first.authorize.searchParams.get('client_id')).toBe(CLIENT_ID);
     expect(first.authorize.searchParams.get('scope')).toContain('chat:write');
     expect(first.status).toBe(200);
+    expect(first.page).toContain('Thank you!');
     expect((await installThroughOAuth(h, b.code)).status).toBe(200);
     expect(fake.oauth.exchanges.map((e) => e.ok)).toEqual([true, true]);
 
