@@ -8,7 +8,6 @@ import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import { EncryptedInstallations } from '../../src/state/index.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { boltLogger } from './bolt-logger.js';
@@ -16,8 +15,7 @@ import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
 import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
 import { WorkspaceFeatures } from './features.js';
-import { SlackInstallationStore } from './installations.js';
-import { INSTALL_PATH, oauthAppOptions, registerRevocations } from './oauth.js';
+import { INSTALL_PATH, registerRevocations, setUpOAuth } from './oauth.js';
 import { Pacer } from './pacing.js';
 import { SlackUsers } from './users.js';
 import { drain, isShuttingDown, ShuttingDownError } from './shutdown.js';
@@ -89,11 +87,8 @@ export function createSlackAdapter(
     logger: boltLogger(logger),
   };
   const { oauth } = config;
-  const installations = oauth
-    ? new EncryptedInstallations(deps.state.installations, oauth.secretKey, now)
-    : undefined;
-  const installationStore = installations
-    ? new SlackInstallationStore(installations, logger)
+  const installs = oauth
+    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
     : undefined;
   // Socket Mode: the receiver is ours, so readiness can follow its connection.
   const socket = config.appToken
@@ -115,9 +110,7 @@ export function createSlackAdapter(
         signingSecret: config.signingSecret,
         endpoints: '/slack/events',
         ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
-        ...(oauth && installationStore
-          ? oauthAppOptions(oauth, config.apiUrl, installationStore)
-          : {}),
+        ...installs?.appOptions,
         // Handlers only ack and hand work to `track`, so this adds no delay; it means an
         // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
         processBeforeResponse: true,
@@ -137,7 +130,7 @@ export function createSlackAdapter(
     app.client,
     pacer,
     deps.observer,
-    oauth ? (workspace) => auth.client(workspace) : undefined,
+    installs ? (workspace) => auth.client(workspace) : undefined,
   );
   const users = new SlackUsers(api, now);
   const channels = new SlackChannels(api, now);
@@ -161,7 +154,7 @@ export function createSlackAdapter(
     defaultChatbot: deps.defaultChatbot,
     runner: deps.admin ?? sharedAdminRunner,
     logger,
-    botToken: (workspace) => (oauth ? auth.token(workspace) : config.botToken),
+    botToken: (workspace) => (installs ? auth.token(workspace) : config.botToken),
     apiUrl: config.apiUrl,
     admins: config.admins,
     maxUploadBytes: config.maxUploadBytes,
@@ -187,7 +180,7 @@ export function createSlackAdapter(
     auth.remember([context.teamId, typeof team === 'string' ? team : undefined], context);
     await next();
   });
-  if (installationStore) registerRevocations(app, installationStore, auth, logger);
+  if (installs) registerRevocations(app, installs.store, auth, logger);
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     track(router.route(event as SlackMessageEvent, body as EventEnvelope));
   };
@@ -215,9 +208,9 @@ export function createSlackAdapter(
       return router.orderedThreads;
     },
     async start() {
-      if (installations) {
+      if (installs) {
         // A wrong key fails here, naming the variable, instead of at every event.
-        await installations.verifyKey('CHATBRIDGE_SECRET_KEY');
+        await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
       } else {
         botUserId = (await app.client.auth.test()).user_id;
       }
@@ -234,8 +227,8 @@ export function createSlackAdapter(
       port = (server.address() as AddressInfo).port;
       started = true;
       logger.info(
-        { port, ...(oauth ? { install: INSTALL_PATH } : {}) },
-        oauth
+        { port, ...(installs ? { install: INSTALL_PATH } : {}) },
+        installs
           ? 'slack: listening for events at /slack/events, installs at /slack/install'
           : 'slack: listening for events at /slack/events',
       );

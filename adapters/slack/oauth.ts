@@ -5,8 +5,10 @@
 // token there. app_uninstalled and tokens_revoked delete what they name.
 import type { App, AppOptions } from '@slack/bolt';
 import type { Logger } from '../../src/log.js';
+import { EncryptedInstallations } from '../../src/state/index.js';
+import type { SealedMap } from '../../src/state/types.js';
 import type { SlackOAuthConfig } from './config.js';
-import type { SlackInstallationStore, TokensRevoked } from './installations.js';
+import { SlackInstallationStore, type TokensRevoked } from './installations.js';
 import type { WorkspaceAuth } from './workspace-auth.js';
 
 export const INSTALL_PATH = '/slack/install';
@@ -36,15 +38,40 @@ export function authorizationUrl(apiUrl: string): string {
   return new URL('../oauth/v2/authorize', apiUrl).href;
 }
 
-/** The App options that turn on installs through OAuth, kept in `store`. */
-export function oauthAppOptions(
+export interface SlackOAuth {
+  /** The sealed installations (verifyKey at start). */
+  records: EncryptedInstallations;
+  store: SlackInstallationStore;
+  /** What turns Bolt's OAuth support on (HTTP receiver). */
+  appOptions: Pick<
+    AppOptions,
+    | 'clientId'
+    | 'clientSecret'
+    | 'stateSecret'
+    | 'scopes'
+    | 'installationStore'
+    | 'installerOptions'
+  >;
+}
+
+/** Installs through OAuth, kept encrypted in `sealed` (the state store's installations). */
+export function setUpOAuth(
+  oauth: SlackOAuthConfig,
+  apiUrl: string,
+  sealed: SealedMap,
+  logger: Logger,
+  now: () => number,
+): SlackOAuth {
+  const records = new EncryptedInstallations(sealed, oauth.secretKey, now);
+  const store = new SlackInstallationStore(records, logger);
+  return { records, store, appOptions: oauthAppOptions(oauth, apiUrl, store) };
+}
+
+function oauthAppOptions(
   oauth: SlackOAuthConfig,
   apiUrl: string,
   store: SlackInstallationStore,
-): Pick<
-  AppOptions,
-  'clientId' | 'clientSecret' | 'stateSecret' | 'scopes' | 'installationStore' | 'installerOptions'
-> {
+): SlackOAuth['appOptions'] {
   return {
     clientId: oauth.clientId,
     clientSecret: oauth.clientSecret,
