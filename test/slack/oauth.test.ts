@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/log.js';
 import { EncryptedInstallations, openState } from '../../src/state/index.js';
+import type { AdminRunner } from '../../adapters/slack/index.js';
 import { CLIENT_ID } from './fake-oauth.js';
 import { FakeSlack, type FakeCall } from './fake-slack.js';
 import { ALICE, BOSS, Harness, nextTs } from './harness.js';
@@ -27,6 +28,7 @@ interface BeginOptions {
   state?: Awaited<ReturnType<typeof openState>>;
   key?: Buffer;
   logger?: Logger;
+  admin?: AdminRunner;
 }
 
 async function begin(options: BeginOptions = {}) {
@@ -38,6 +40,7 @@ async function begin(options: BeginOptions = {}) {
     oauth: oauthConfig(options.key),
     ...(options.state ? { state: options.state } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.admin ? { admin: options.admin } : {}),
   });
   harness = h;
   for (const channel of ['CA1', 'CA2', 'CB1']) fake.workspace.channels.set(channel, 'support');
@@ -101,14 +104,29 @@ describe('Slack OAuth: many workspaces', () => {
     expect(fake.calls.filter((c) => c.reply && c.reply.ok !== true)).toEqual([]);
   });
 
-  it('checks admin rights and answers commands with the workspace of the command', async () => {
-    const { h, fake, a, b } = await begin();
+  it('runs admin commands and file uploads with the token of the workspace they come from', async () => {
+    const uploads: { workspace: string; bytes: string }[] = [];
+    const admin: AdminRunner = {
+      line: async () => [{ kind: 'notice', tone: 'info', text: 'help text' }],
+      command: async (_noun, _verb, _args, ctx) => {
+        uploads.push({
+          workspace: ctx.workspace,
+          bytes: new TextDecoder().decode(ctx.file?.bytes),
+        });
+        return [{ kind: 'notice', tone: 'ok', text: 'Added data source' }];
+      },
+    };
+    const { h, fake, a, b } = await begin({ admin });
     await installThroughOAuth(h, a.code);
     await installThroughOAuth(h, b.code);
     fake.workspace.users.set(BOSS, { id: BOSS, name: 'boss', team_id: 'TB', is_admin: true });
+    fake.files.set('/files/F9/guide.txt', {
+      body: 'Refunds take five days.',
+      contentType: 'text/plain',
+    });
     const form = new URLSearchParams({
       command: '/chatbridge',
-      text: 'help',
+      text: 'source upload',
       team_id: 'TB',
       channel_id: 'CB1',
       user_id: BOSS,
@@ -118,10 +136,40 @@ describe('Slack OAuth: many workspaces', () => {
       api_app_id: 'A1',
     });
     expect((await h.post(form.toString(), 'application/x-www-form-urlencoded')).status).toBe(200);
-    await h.adapter.idle();
+    const open = await fake.waitFor('views.open');
+    expect(open.authorization).toBe(`Bearer ${b.token}`);
     const check = fake.callsOf('users.info').find((c) => c.args.user === BOSS);
     expect(check?.authorization).toBe(`Bearer ${b.token}`);
-    expect(fake.responses.map((r) => r.path)).toEqual(['/response/oauth']);
+
+    const file = {
+      id: 'F9',
+      name: 'guide.txt',
+      mimetype: 'text/plain',
+      size: 23,
+      url_private_download: `${fake.origin}/files/F9/guide.txt`,
+    };
+    const submitted = await h.interaction({
+      type: 'view_submission',
+      team: { id: 'TB' },
+      user: { id: BOSS, team_id: 'TB' },
+      api_app_id: 'A1',
+      trigger_id: 'trigger-submit',
+      view: {
+        id: 'V1',
+        type: 'modal',
+        callback_id: 'chatbridge_source_upload',
+        private_metadata: (open.args.view as { private_metadata?: string }).private_metadata,
+        state: { values: { file: { file: { type: 'file_input', files: [file] } } } },
+      },
+    });
+    expect(submitted.status).toBe(200);
+    const told = await fake.waitFor('chat.postEphemeral');
+    await h.adapter.idle();
+    expect(told.authorization).toBe(`Bearer ${b.token}`);
+    expect(fake.fileRequests).toEqual([
+      { path: '/files/F9/guide.txt', authorization: `Bearer ${b.token}` },
+    ]);
+    expect(uploads).toEqual([{ workspace: 'TB', bytes: 'Refunds take five days.' }]);
   });
 
   it('keeps installations encrypted in the store: no token in the SQLite file', async () => {
@@ -221,6 +269,22 @@ describe('Slack OAuth: many workspaces', () => {
     expect(text).toContain('slack: app installed');
     expect(text).not.toContain(a.token);
     expect(text).not.toMatch(/xoxb-/);
+  });
+
+  it('an installation that does not open is an authorization failure there, not a crash', async () => {
+    const { h, fake, conversation, a, b } = await begin();
+    await installThroughOAuth(h, a.code);
+    await installThroughOAuth(h, b.code);
+    // TA's record as another key would have sealed it.
+    const foreign = new EncryptedInstallations(h.state.installations, randomBytes(32));
+    await foreign.save('slack:team:TA', { team: { id: 'TA' }, bot: { token: 'garbage' } });
+    expect(await eventIn(h, 'TA', mentionOf(a.botUserId, 'CA1'))).toBe(200);
+    const inB = mentionOf(b.botUserId, 'CB1');
+    expect(await eventIn(h, 'TB', inB)).toBe(200);
+    await h.adapter.idle();
+    expect(conversation.handled.map((e) => e.message.workspace)).toEqual(['TB']);
+    expect(inChannel(fake, 'CA1')).toEqual([]);
+    expect(fake.calls.some((c) => c.authorization?.includes('garbage'))).toBe(false);
   });
 
   it('refuses to start with a key other than the one the installations were stored with', async () => {
