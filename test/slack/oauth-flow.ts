@@ -21,8 +21,15 @@ export interface InstallOutcome {
   page: string;
 }
 
-/** Runs the install flow through the adapter's routes with the fake's one-time `code`. */
-export async function installThroughOAuth(harness: Harness, code: string): Promise<InstallOutcome> {
+/**
+ * Runs the install flow through the adapter's routes with the fake's one-time `code`; the
+ * browser may come back to another replica (`finishOn`).
+ */
+export async function installThroughOAuth(
+  harness: Harness,
+  code: string,
+  finishOn: Harness = harness,
+): Promise<InstallOutcome> {
   const start = await fetch(`${harness.base}/slack/install`, { redirect: 'manual' });
   await start.text();
   const location = start.headers.get('location');
@@ -34,7 +41,7 @@ export async function installThroughOAuth(harness: Harness, code: string): Promi
   // The browser sends the state cookie back: only its name=value part.
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const query = new URLSearchParams({ code, state });
-  const done = await fetch(`${harness.base}/slack/oauth_redirect?${query}`, {
+  const done = await fetch(`${finishOn.base}/slack/oauth_redirect?${query}`, {
     headers: { cookie },
     redirect: 'manual',
   });

@@ -2,7 +2,7 @@
 // routes, each workspace answered with its own token, uninstall and revocation delete the
 // installation, tokens are encrypted in the store, a wrong key stops the start.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,9 +17,11 @@ import { eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
 import { RecordingConversation, simpleAnswer } from './recording.js';
 
 let harness: Harness | undefined;
+const dirs: string[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const ANSWER = 'Refunds take five days.';
@@ -172,8 +174,35 @@ describe('Slack OAuth: many workspaces', () => {
     expect(uploads).toEqual([{ workspace: 'TB', bytes: 'Refunds take five days.' }]);
   });
 
+  it('replicas sharing the store: an install begun on one finishes on another, both answer', async () => {
+    const key = randomBytes(32);
+    const state = await openState('memory://');
+    const { h, fake, conversation, a } = await begin({ state, key });
+    const other = await Harness.start({
+      conversation,
+      slack: fake,
+      state,
+      oauth: oauthConfig(key),
+    });
+    try {
+      expect((await installThroughOAuth(h, a.code, other)).status).toBe(200);
+      const first = mentionOf(a.botUserId, 'CA1');
+      const second = mentionOf(a.botUserId, 'CA2');
+      await eventIn(h, 'TA', first);
+      await eventIn(other, 'TA', second);
+      await h.adapter.idle();
+      await other.adapter.idle();
+      expect(conversation.handled.map((e) => e.message.channel).sort()).toEqual(['CA1', 'CA2']);
+      const calls = [...inChannel(fake, 'CA1'), ...inChannel(fake, 'CA2')];
+      expect(calls.every((c) => c.authorization === `Bearer ${a.token}`)).toBe(true);
+    } finally {
+      await other.adapter.stop();
+    }
+  });
+
   it('keeps installations encrypted in the store: no token in the SQLite file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chatbridge-oauth-'));
+    dirs.push(dir);
     const file = join(dir, 'state.sqlite');
     const key = randomBytes(32);
     const state = await openState(`sqlite://${file}`);
