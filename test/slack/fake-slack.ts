@@ -2,7 +2,7 @@
 // workspace (fake-state.ts), enforces tier limits per method per workspace when asked, answers
 // 429 with Retry-After on demand, serves file downloads, takes response_url posts, and speaks
 // enough Socket Mode (apps.connections.open + a WebSocket) to deliver an events_api envelope.
-// OAuth (oauth.ts beside it): workspaces installable through oauth.v2.access, each with a bot
+// OAuth (fake-oauth.ts): workspaces installable through oauth.v2.access, each with a bot
 // token of its own that only reaches that workspace's channels.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
