@@ -85,9 +85,9 @@ export class SlackInstallationStore implements InstallationStore {
       this.logger.info(where, 'slack: bot token revoked; installation deleted');
       return true;
     }
-    const user = installation.user as { id?: string; token?: string } | undefined;
+    const user = installation.user as Installation['user'] | undefined;
     if (user?.id && user.token && (tokens.oauth ?? []).includes(user.id)) {
-      const { token: _revoked, ...rest } = user;
+      const { token: _token, refreshToken: _refresh, expiresAt: _expires, ...rest } = user;
       await this.records.save(key, { ...installation, user: rest });
       this.logger.info(where, 'slack: user token revoked; removed from the installation');
     }
