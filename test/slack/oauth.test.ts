@@ -106,6 +106,20 @@ describe('Slack OAuth: many workspaces', () => {
     expect(fake.calls.filter((c) => c.reply && c.reply.ok !== true)).toEqual([]);
   });
 
+  it('refuses a callback without the browser state: nothing exchanged, nothing stored', async () => {
+    const { h, fake, a } = await begin();
+    const start = await fetch(`${h.base}/slack/install`, { redirect: 'manual' });
+    await start.text();
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const forged = await fetch(
+      `${h.base}/slack/oauth_redirect?${new URLSearchParams({ code: a.code, state })}`,
+    );
+    await forged.text();
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    expect(fake.oauth.exchanges).toEqual([]);
+    expect(await h.state.installations.get('slack:team:TA')).toBeUndefined();
+  });
+
   it('runs admin commands and file uploads with the token of the workspace they come from', async () => {
     const uploads: { workspace: string; bytes: string }[] = [];
     const admin: AdminRunner = {
