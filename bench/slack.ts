@@ -218,6 +218,7 @@ export async function run(): Promise<BenchRow[]> {
     ...(await burstRows()),
     ...(await loadRows()),
     ...(await (await import('./slack-replicas.js')).replicaRows()),
+    ...(await (await import('./slack-oauth.js')).oauthRows()),
   ];
 }
 

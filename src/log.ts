@@ -17,6 +17,9 @@ const SECRET_ENV = [
   'SLACK_BOT_TOKEN',
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'CHATBRIDGE_SECRET_KEY',
   'DISCORD_TOKEN',
   'LLM_API_KEY',
   // Comma-separated lists: each item is masked.

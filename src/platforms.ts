@@ -1,5 +1,6 @@
 // Which chat platforms `chatbridge start` runs: each one whose tokens are in the environment
-// (Slack: SLACK_BOT_TOKEN and friends, Discord: DISCORD_TOKEN), several at once.
+// (Slack: SLACK_BOT_TOKEN and friends, or the OAuth trio SLACK_CLIENT_ID/SECRET/STATE_SECRET for
+// many workspaces; Discord: DISCORD_TOKEN), several at once.
 import {
   createSlackAdapter,
   slackConfigFromEnv,

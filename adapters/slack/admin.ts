@@ -48,7 +48,8 @@ export interface SlackAdminDeps {
   defaultChatbot?: string;
   runner: AdminRunner;
   logger: Logger;
-  botToken: string;
+  /** The workspace's bot token (file downloads); undefined when it is not installed. */
+  botToken: (workspace: string) => string | undefined;
   apiUrl: string;
   admins: readonly string[];
   maxUploadBytes: number;
@@ -256,8 +257,11 @@ export class SlackAdmin {
     if (!ctx.isAdmin) return this.deps.runner.command('source', 'upload', {}, ctx);
     const url = file.url_private_download ?? file.url_private;
     if (!url) return [error('Slack did not say where to download that file from.')];
+    const botToken = this.deps.botToken(origin.workspace);
+    if (!botToken)
+      return [error('This workspace has no installation token; install the app again.')];
     const downloaded = await downloadSlackFile(url, {
-      botToken: this.deps.botToken,
+      botToken,
       apiUrl: this.deps.apiUrl,
       maxBytes: this.deps.maxUploadBytes,
     });

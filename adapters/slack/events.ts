@@ -42,8 +42,8 @@ export interface EventRouterDeps extends SlackReplyOptions {
   state: StateStore;
   users: SlackUsers;
   channels: SlackChannels;
-  /** The bot's own user id (from auth.test). */
-  botUserId: () => string | undefined;
+  /** The bot's own user id in a workspace (each workspace's bot has its own with OAuth). */
+  botUserId: (workspace: string) => string | undefined;
 }
 
 export type RouteDecision = 'answered' | 'reset' | 'ignored' | 'duplicate';
@@ -93,12 +93,13 @@ export class EventRouter {
     /** Finds whether the thread is an assistant thread; read in the thread's arrival order. */
     assistantOf?: (ref: ThreadRef) => Promise<AssistantRoute | undefined>,
   ): Promise<RouteDecision> {
-    const botUserId = this.deps.botUserId();
     if (event.bot_id || event.hidden || !USER_SUBTYPES.has(event.subtype)) return 'ignored';
     const { user, ts } = event;
-    if (!user || user === botUserId || !event.channel || !ts) return 'ignored';
     const workspace = envelope.team_id ?? event.team;
     if (!workspace) return 'ignored';
+    if (!user || user === this.deps.botUserId(workspace) || !event.channel || !ts) {
+      return 'ignored';
+    }
     if (event.type !== 'message' && event.type !== 'app_mention') return 'ignored';
     const ref: ThreadRef = {
       platform: 'slack',
@@ -126,8 +127,8 @@ export class EventRouter {
     assistantOf: ((ref: ThreadRef) => Promise<AssistantRoute | undefined>) | undefined,
   ): Promise<Prepared> {
     const { conversation, state, users, channels, logger } = this.deps;
-    const botUserId = this.deps.botUserId();
     const { workspace, channel } = ref;
+    const botUserId = this.deps.botUserId(workspace);
     const direct = isDirect(event);
     if (event.type === 'message' && !direct) {
       // A mention in a channel arrives again as app_mention: answer it there, once.

@@ -1,8 +1,9 @@
 // The Slack surface: a Bolt app (Socket Mode with an app token, else HTTP at /slack/events) that
 // turns mentions, thread follow-ups, DMs and the assistant pane into conversation turns, and
-// runs /chatbridge.
+// runs /chatbridge. One workspace with a bot token, or many installed through OAuth (oauth.ts),
+// each workspace's calls made with its own token (workspace-auth.ts).
 import type { AddressInfo } from 'node:net';
-import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+import { App, SocketModeReceiver, webApi, type CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../src/log.js';
@@ -15,12 +16,19 @@ import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
 import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
 import { WorkspaceFeatures } from './features.js';
+import { INSTALL_PATH, registerRevocations, setUpOAuth } from './oauth.js';
 import { Pacer } from './pacing.js';
 import { SlackUsers } from './users.js';
 import { drain, isShuttingDown, ShuttingDownError } from './shutdown.js';
 import { createSlackApi } from './web.js';
+import { WorkspaceAuth } from './workspace-auth.js';
 
-export { slackConfigFromEnv, SlackConfigError, type SlackAdapterConfig } from './config.js';
+export {
+  slackConfigFromEnv,
+  SlackConfigError,
+  type SlackAdapterConfig,
+  type SlackOAuthConfig,
+} from './config.js';
 export { createSlackReplyTarget, slackLimits } from './reply.js';
 export type { AdminRunner } from './admin.js';
 
@@ -74,7 +82,15 @@ export function createSlackAdapter(
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
   };
-  const common = { token: config.botToken, clientOptions, logger: boltLogger(logger) };
+  const common = {
+    ...(config.botToken ? { token: config.botToken } : {}),
+    clientOptions,
+    logger: boltLogger(logger),
+  };
+  const { oauth } = config;
+  const installs = oauth
+    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
+    : undefined;
   // Socket Mode: the receiver is ours, so readiness can follow its connection.
   const socket = config.appToken
     ? new SocketModeReceiver({
@@ -95,6 +111,7 @@ export function createSlackAdapter(
         signingSecret: config.signingSecret,
         endpoints: '/slack/events',
         ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
+        ...installs?.appOptions,
         // Handlers only ack and hand work to `track`, so this adds no delay; it means an
         // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
         processBeforeResponse: true,
@@ -106,7 +123,16 @@ export function createSlackAdapter(
     ...(deps.methodWindowMs ? { windowMs: deps.methodWindowMs } : {}),
     ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
   });
-  const api = createSlackApi(app.client, pacer, deps.observer);
+  // What Bolt authorized for each workspace's latest request: its token and bot user.
+  const auth = new WorkspaceAuth(
+    (token) => new webApi.WebClient(token, { ...clientOptions, logger: common.logger }),
+  );
+  const api = createSlackApi(
+    app.client,
+    pacer,
+    deps.observer,
+    installs ? (workspace) => auth.client(workspace) : undefined,
+  );
   const users = new SlackUsers(api, now);
   const channels = new SlackChannels(api, now);
   let botUserId: string | undefined;
@@ -119,7 +145,7 @@ export function createSlackAdapter(
     state: deps.state,
     users,
     channels,
-    botUserId: () => botUserId,
+    botUserId: (workspace) => auth.botUserId(workspace) ?? botUserId,
   });
   const admin = new SlackAdmin({
     api,
@@ -129,7 +155,7 @@ export function createSlackAdapter(
     defaultChatbot: deps.defaultChatbot,
     runner: deps.admin ?? sharedAdminRunner,
     logger,
-    botToken: config.botToken,
+    botToken: (workspace) => (installs ? auth.token(workspace) : config.botToken),
     apiUrl: config.apiUrl,
     admins: config.admins,
     maxUploadBytes: config.maxUploadBytes,
@@ -150,6 +176,12 @@ export function createSlackAdapter(
     }
     await next();
   });
+  app.use(async ({ context, body, next }) => {
+    const team = (body as { team_id?: unknown }).team_id;
+    auth.remember([context.teamId, typeof team === 'string' ? team : undefined], context);
+    await next();
+  });
+  if (installs) registerRevocations(app, installs.store, auth, logger);
   // After the stopping check; claims assistant events and the messages of DM threads, which it
   // hands to the same router as every other message.
   app.assistant(createSlackAssistant({ api, state: deps.state, router, logger, track }));
@@ -180,8 +212,12 @@ export function createSlackAdapter(
       return router.orderedThreads;
     },
     async start() {
-      const auth = await app.client.auth.test();
-      botUserId = auth.user_id;
+      if (installs) {
+        // A wrong key fails here, naming the variable, instead of at every event.
+        await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
+      } else {
+        botUserId = (await app.client.auth.test()).user_id;
+      }
       if (config.appToken) {
         await app.start();
         started = true;
@@ -194,7 +230,12 @@ export function createSlackAdapter(
       });
       port = (server.address() as AddressInfo).port;
       started = true;
-      logger.info({ port }, 'slack: listening for events at /slack/events');
+      logger.info(
+        { port, ...(installs ? { install: INSTALL_PATH } : {}) },
+        installs
+          ? 'slack: listening for events at /slack/events, installs at /slack/install'
+          : 'slack: listening for events at /slack/events',
+      );
     },
     notReady() {
       if (stopping) return 'stopping';

@@ -31,7 +31,7 @@ interface RepliesResult {
 export interface ThreadHistoryDeps {
   api: SlackApi;
   users: SlackUsers;
-  botUserId(): string | undefined;
+  botUserId(workspace: string): string | undefined;
 }
 
 export interface ThreadHistoryPlace {
@@ -68,7 +68,7 @@ export async function readEarlierMessages(
   limit: number,
 ): Promise<EarlierMessage[]> {
   const { api, users } = deps;
-  const botUserId = deps.botUserId();
+  const botUserId = deps.botUserId(place.workspace);
   const seen = new Map<string, RepliesMessage>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_REPLIES_PAGES; page += 1) {

@@ -43,10 +43,15 @@ interface CodedError {
   statusCode?: number;
 }
 
+/**
+ * `client` carries every call with one bot token; with OAuth, `clientFor` gives the client of
+ * the workspace a call is for (undefined: the workspace is not installed, the call fails).
+ */
 export function createSlackApi(
   client: WebClient,
   pacer: Pacer,
   observer?: BridgeObserver,
+  clientFor?: (workspace: string) => WebClient | undefined,
 ): SlackApi {
   const observe = (method: string, outcome: 'ok' | 'rate_limited' | 'error') =>
     observer?.platformCall?.('slack', method, outcome);
@@ -57,6 +62,14 @@ export function createSlackApi(
     pace: Pace = 'wait',
   ): Promise<WebAPICallResult> => {
     const channel = typeof args.channel === 'string' ? args.channel : undefined;
+    const caller = clientFor ? clientFor(workspace) : client;
+    if (!caller) {
+      throw new SlackCallError(
+        method,
+        'not_authed',
+        `${method}: workspace ${workspace} is not installed`,
+      );
+    }
     if (pace === 'try') {
       const wait = await pacer.tryTake(workspace, method, channel);
       if (wait > 0) throw new SurfaceRateLimitError(wait);
@@ -64,7 +77,7 @@ export function createSlackApi(
       await pacer.take(workspace, method, undefined, channel);
     }
     try {
-      const result = await client.apiCall(method, args);
+      const result = await caller.apiCall(method, args);
       observe(method, 'ok');
       return result;
     } catch (error) {

@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
+import { KeyvSealedMap } from './installations.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
 import {
@@ -27,6 +28,13 @@ import type { StateStore } from './types.js';
 export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
+export {
+  EncryptedInstallations,
+  parseSecretKey,
+  SealedValueError,
+  SecretKeyError,
+  type InstallationRecord,
+} from './installations.js';
 export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
@@ -146,6 +154,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       threadContext: new KeyvThreadContextSettings(space('thread-context')),
       viewingContexts: new KeyvViewingContextMap(space('viewing-contexts')),
       assistantSettings: new KeyvAssistantSettings(space('assistant-settings')),
+      installations: new KeyvSealedMap(space('installations')),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

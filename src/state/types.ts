@@ -154,6 +154,16 @@ export interface ThreadLocks {
   run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Values already sealed (encrypted) by their owner, kept as they are given: the OAuth
+ * installations (src/state/installations.ts encrypts and decrypts them).
+ */
+export interface SealedMap {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, sealed: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
 export type { BucketShape, RateBudget } from './rate-budget.js';
 import type { RateBudget } from './rate-budget.js';
 
@@ -171,5 +181,7 @@ export interface StateStore {
   readonly viewingContexts: ViewingContextMap;
   /** Assistant pane greetings and prompts per workspace and channel. */
   readonly assistantSettings: AssistantSettingsMap;
+  /** Platform installations made through OAuth, sealed (see installations.ts). */
+  readonly installations: SealedMap;
   close(): Promise<void>;
 }

@@ -63,6 +63,54 @@ describe('slackConfigFromEnv', () => {
   });
 });
 
+describe('slackConfigFromEnv with OAuth installs', () => {
+  const KEY_HEX = 'ab'.repeat(32);
+  const trio = { SLACK_CLIENT_ID: '1.2', SLACK_CLIENT_SECRET: 'cs', SLACK_STATE_SECRET: 'ss' };
+  const full = { ...trio, SLACK_SIGNING_SECRET: 's', CHATBRIDGE_SECRET_KEY: KEY_HEX };
+
+  it('reads the trio, the signing secret and the key (hex or base64)', () => {
+    const config = slackConfigFromEnv(full);
+    expect(config).toMatchObject({
+      oauth: { clientId: '1.2', clientSecret: 'cs', stateSecret: 'ss' },
+      signingSecret: 's',
+      port: 3000,
+    });
+    expect(config?.botToken).toBeUndefined();
+    expect(config?.oauth?.secretKey).toEqual(Buffer.alloc(32, 0xab));
+    const base64 = Buffer.alloc(32, 7).toString('base64');
+    expect(
+      slackConfigFromEnv({ ...full, CHATBRIDGE_SECRET_KEY: base64 })?.oauth?.secretKey,
+    ).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('refuses to start without a usable CHATBRIDGE_SECRET_KEY', () => {
+    expect(() => slackConfigFromEnv({ ...full, CHATBRIDGE_SECRET_KEY: '' })).toThrow(
+      /^CHATBRIDGE_SECRET_KEY: required; it must be 32 random bytes written as base64/,
+    );
+    for (const bad of ['ab'.repeat(16), 'not a key', Buffer.alloc(16).toString('base64')]) {
+      expect(() => slackConfigFromEnv({ ...full, CHATBRIDGE_SECRET_KEY: bad })).toThrow(
+        /^CHATBRIDGE_SECRET_KEY: must be 32 random bytes/,
+      );
+    }
+  });
+
+  it('names what is missing or conflicting', () => {
+    expect(() => slackConfigFromEnv({ ...full, SLACK_STATE_SECRET: undefined })).toThrow(
+      /^SLACK_STATE_SECRET: required for OAuth installs/,
+    );
+    expect(() => slackConfigFromEnv({ SLACK_CLIENT_ID: '1.2' })).toThrow(/^SLACK_CLIENT_SECRET/);
+    expect(() => slackConfigFromEnv({ ...full, SLACK_SIGNING_SECRET: '' })).toThrow(
+      /^SLACK_SIGNING_SECRET: required for OAuth installs/,
+    );
+    expect(() => slackConfigFromEnv({ ...full, SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(
+      /^SLACK_BOT_TOKEN: leave it unset with SLACK_CLIENT_ID/,
+    );
+    expect(() => slackConfigFromEnv({ ...full, SLACK_APP_TOKEN: 'xapp-1' })).toThrow(
+      /^SLACK_APP_TOKEN: leave it unset with SLACK_CLIENT_ID/,
+    );
+  });
+});
+
 describe('Slack text helpers', () => {
   it('escapes mrkdwn control characters and reads Slack markup back as plain words', () => {
     expect(escapeMrkdwn('a & <b>')).toBe('a &amp; &lt;b&gt;');

@@ -2,10 +2,13 @@
 // workspace (fake-state.ts), enforces tier limits per method per workspace when asked, answers
 // 429 with Retry-After on demand, serves file downloads, takes response_url posts, and speaks
 // enough Socket Mode (apps.connections.open + a WebSocket) to deliver an events_api envelope.
+// OAuth (fake-oauth.ts): workspaces installable through oauth.v2.access, each with a bot
+// token of its own that only reaches that workspace's channels.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
+import { FakeOAuth } from './fake-oauth.js';
 
 // Fake tokens with the real prefixes, assembled so no token-shaped literal sits in the repo.
 export const BOT_TOKEN = ['xoxb', 'test-bot-token-0000'].join('-');
@@ -20,6 +23,8 @@ export interface FakeCall {
   status: number;
   reply?: Reply;
   authorization?: string;
+  /** The workspace the call's token belongs to (TEAM for BOT_TOKEN; OAuth installs their own). */
+  team?: string;
 }
 
 export interface FakeFile {
@@ -55,6 +60,8 @@ export class FakeSlack {
   readonly fileRequests: { path: string; authorization?: string }[] = [];
   readonly responses: { path: string; body: Args }[] = [];
   readonly acks: Args[] = [];
+  /** Workspaces installable through oauth.v2.access, and the tokens handed out. */
+  readonly oauth = new FakeOAuth();
   tooManyRequests = 0;
   private readonly forced429 = new Map<string, { count: number; retryAfterSec: number }>();
   private readonly failures = new Map<string, { count: number; how: Failure }>();
@@ -157,13 +164,15 @@ export class FakeSlack {
     }
   }
 
-  private overLimit(method: string): boolean {
+  /** Tiers count per workspace: per method and the workspace the token belongs to. */
+  private overLimit(method: string, team: string | undefined): boolean {
     const limit = this.options.tierLimits?.[method];
     if (limit === undefined) return false;
     const windowMs = this.options.windowMs ?? 60_000;
     const now = this.now();
-    const times = (this.recent.get(method) ?? []).filter((t) => now - t < windowMs);
-    this.recent.set(method, times);
+    const key = `${team ?? ''}|${method}`;
+    const times = (this.recent.get(key) ?? []).filter((t) => now - t < windowMs);
+    this.recent.set(key, times);
     if (times.length >= limit) return true;
     times.push(now);
     return false;
@@ -187,6 +196,12 @@ export class FakeSlack {
     const method = url.pathname.slice('/api/'.length);
     const args = parseArgs(body, req.headers['content-type']);
     const authorization = req.headers.authorization;
+    if (method === 'oauth.v2.access') {
+      const reply = this.oauth.access(args, authorization);
+      this.record({ method, args, at: this.now(), status: 200, reply });
+      return send(res, 200, reply);
+    }
+    const team = this.teamOf(authorization);
     const held = this.holds.findIndex((h) => h.method === method && h.test(args));
     if (held >= 0) {
       const [hold] = this.holds.splice(held, 1);
@@ -205,9 +220,16 @@ export class FakeSlack {
       res.end('upstream failure');
       return;
     }
-    const call: FakeCall = { method, args, at: this.now(), status: 200, authorization };
+    const call: FakeCall = {
+      method,
+      args,
+      at: this.now(),
+      status: 200,
+      authorization,
+      ...(team ? { team } : {}),
+    };
     const forced = this.forced429.get(method);
-    if ((forced && forced.count > 0) || this.overLimit(method)) {
+    if ((forced && forced.count > 0) || this.overLimit(method, team)) {
       if (forced && forced.count > 0) forced.count -= 1;
       this.tooManyRequests += 1;
       call.status = 429;
@@ -216,26 +238,44 @@ export class FakeSlack {
       return send(res, 429, { ok: false, error: 'ratelimited' });
     }
     const expected = method === 'apps.connections.open' ? APP_TOKEN : BOT_TOKEN;
+    const installed =
+      method !== 'apps.connections.open' && this.oauth.teamOf(authorization) !== undefined;
     call.reply =
-      authorization === `Bearer ${expected}`
-        ? this.dispatch(method, args)
-        : { ok: false, error: 'invalid_auth' };
+      authorization === `Bearer ${expected}` || installed
+        ? this.dispatch(method, args, authorization)
+        : {
+            ok: false,
+            error: this.oauth.revokedToken(authorization) ? 'token_revoked' : 'invalid_auth',
+          };
     this.record(call);
     send(res, 200, call.reply);
   }
 
-  private dispatch(method: string, args: Args): Reply {
+  /** The workspace of a bearer token: TEAM for BOT_TOKEN, an OAuth install's own otherwise. */
+  private teamOf(authorization: string | undefined): string | undefined {
+    if (authorization === `Bearer ${BOT_TOKEN}`) return TEAM;
+    return this.oauth.teamOf(authorization);
+  }
+
+  private dispatch(method: string, args: Args, authorization: string | undefined): Reply {
     const ws = this.workspace;
+    // An OAuth token reaches only its own workspace's channels, as in Slack.
+    const channel = typeof args.channel === 'string' ? args.channel : undefined;
+    if (channel && !this.oauth.reaches(authorization, channel)) {
+      return { ok: false, error: 'channel_not_found' };
+    }
     switch (method) {
       case 'auth.test':
-        return {
-          ok: true,
-          user_id: BOT_USER,
-          bot_id: 'BBOT',
-          team_id: TEAM,
-          user: 'chatbridge',
-          team: 'Test',
-        };
+        return (
+          this.oauth.authTest(authorization) ?? {
+            ok: true,
+            user_id: BOT_USER,
+            bot_id: 'BBOT',
+            team_id: TEAM,
+            user: 'chatbridge',
+            team: 'Test',
+          }
+        );
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${this.port}/socket` };
       case 'chat.startStream':
@@ -265,7 +305,7 @@ export class FakeSlack {
       case 'conversations.info':
         return ws.conversationInfo(args);
       case 'conversations.replies':
-        return ws.replies(args, BOT_USER);
+        return ws.replies(args, this.oauth.botUserOf(authorization) ?? BOT_USER);
       case 'views.open':
         return ws.openView(args);
       default:
@@ -276,7 +316,10 @@ export class FakeSlack {
   private serveFile(path: string, req: IncomingMessage, res: ServerResponse): void {
     this.fileRequests.push({ path, authorization: req.headers.authorization });
     const file = this.files.get(path);
-    if (req.headers.authorization !== `Bearer ${BOT_TOKEN}` || !file) {
+    const authorized =
+      req.headers.authorization === `Bearer ${BOT_TOKEN}` ||
+      this.oauth.teamOf(req.headers.authorization) !== undefined;
+    if (!authorized || !file) {
       res.writeHead(file ? 302 : 404, file ? { location: 'https://slack.com/signin' } : {});
       res.end();
       return;

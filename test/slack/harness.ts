@@ -2,6 +2,7 @@
 // signed requests as Slack would send them.
 import { createHmac } from 'node:crypto';
 import type { Conversation } from '../../src/bridge/types.js';
+import type { Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
@@ -9,6 +10,7 @@ import {
   createSlackAdapter,
   type AdminRunner,
   type SlackAdapter,
+  type SlackOAuthConfig,
 } from '../../adapters/slack/index.js';
 import { BOT_TOKEN, BOT_USER, FakeSlack, TEAM, type FakeSlackOptions } from './fake-slack.js';
 
@@ -42,6 +44,9 @@ export interface HarnessOptions {
   /** The adapter's clock (pacing, edit intervals). */
   now?: () => number;
   drainMs?: number;
+  /** Many workspaces installed through OAuth instead of BOT_TOKEN (oauth-flow.ts installs). */
+  oauth?: SlackOAuthConfig;
+  logger?: Logger;
 }
 
 let eventSeq = 0;
@@ -66,7 +71,7 @@ export class Harness {
     const state = options.state ?? (await openState('memory://'));
     const adapter = createSlackAdapter(
       {
-        botToken: BOT_TOKEN,
+        ...(options.oauth ? { oauth: options.oauth } : { botToken: BOT_TOKEN }),
         signingSecret: SIGNING_SECRET,
         port: 0,
         host: '127.0.0.1',
@@ -84,6 +89,7 @@ export class Harness {
         ...(options.methodWindowMs ? { methodWindowMs: options.methodWindowMs } : {}),
         ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
         ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
       },
     );
     await adapter.start();
@@ -91,7 +97,12 @@ export class Harness {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.adapter.port}/slack/events`;
+    return `${this.base}/slack/events`;
+  }
+
+  /** The adapter's HTTP origin (install routes, ops routes). */
+  get base(): string {
+    return `http://127.0.0.1:${this.adapter.port}`;
   }
 
   async close(): Promise<void> {

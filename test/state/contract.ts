@@ -1,6 +1,7 @@
 // One contract every state store must meet (memory, SQLite, Redis).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { State, StateOptions } from '../../src/state/index.js';
+import { randomBytes } from 'node:crypto';
+import { EncryptedInstallations, type State, type StateOptions } from '../../src/state/index.js';
 
 export interface StoreFactory {
   /** Opens a store; the same factory reopens the same data when `persistent`. */
@@ -232,6 +233,21 @@ export function stateContract(name: string, factory: StoreFactory): void {
       await state.assistantSettings.set(place, { greeting: 'Hello' });
       await state.assistantSettings.delete(place);
       expect(await state.assistantSettings.get(place)).toBeUndefined();
+    });
+
+    it('keeps installations sealed and survives a reopen where the store persists', async () => {
+      const state = await open();
+      const key = randomBytes(32);
+      const records = new EncryptedInstallations(state.installations, key);
+      const name = `slack:team:${unique('T')}`;
+      await records.save(name, { bot: { token: 'tok-abc-123' } });
+      expect(await state.installations.get(name)).toMatch(/^v1:/);
+      expect(await state.installations.get(name)).not.toContain('tok-abc-123');
+      const again = factory.persistent ? await open() : state;
+      const reopened = new EncryptedInstallations(again.installations, key);
+      expect((await reopened.fetch(name))?.installation).toEqual({ bot: { token: 'tok-abc-123' } });
+      await reopened.delete(name);
+      expect(await reopened.fetch(name)).toBeUndefined();
     });
 
     it('reply links expire replyLinkTtlMs after they were set, by the store clock', async () => {

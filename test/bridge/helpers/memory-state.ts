@@ -44,6 +44,7 @@ export function memoryState() {
   const threadContext = new Map<string, ThreadContextSetting>();
   const viewingContexts = new Map<string, ViewingContext>();
   const assistantSettings = new Map<string, AssistantSetting>();
+  const installations = new Map<string, string>();
   const locks = new ChainLocks();
   const state: StateStore = {
     sessions: {
@@ -88,6 +89,11 @@ export function memoryState() {
       get: async (k) => assistantSettings.get(k),
       set: async (k, v) => void assistantSettings.set(k, v),
       delete: async (k) => void assistantSettings.delete(k),
+    },
+    installations: {
+      get: async (k) => installations.get(k),
+      set: async (k, v) => void installations.set(k, v),
+      delete: async (k) => void installations.delete(k),
     },
     close: async () => {},
   };

@@ -1,0 +1,78 @@
+// `chatbridge start` with Slack OAuth installs (many workspaces, HTTP mode): refused without a
+// secret key; with one, the install route sits beside /slack/events and the ops paths on PORT,
+// and the process is ready with no workspace installed yet (there is no single token to test).
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { start } from '../../src/start.js';
+import { CLIENT_ID, CLIENT_SECRET } from '../slack/fake-oauth.js';
+import { FakeSlack } from '../slack/fake-slack.js';
+import { SIGNING_SECRET } from '../slack/harness.js';
+import { API_KEY, scriptedService } from './scripted-service.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const oauthEnv = (apiUrl: string, serviceUrl: string) => ({
+  SLACK_CLIENT_ID: CLIENT_ID,
+  SLACK_CLIENT_SECRET: CLIENT_SECRET,
+  SLACK_STATE_SECRET: 'state-secret',
+  SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  SLACK_API_URL: apiUrl,
+  CHATBRIDGE_SERVICE_URL: serviceUrl,
+  CHATBRIDGE_API_KEY: API_KEY,
+  CHATBRIDGE_STORE: 'memory://',
+  PORT: '0',
+  LOG_LEVEL: 'silent',
+});
+
+describe('chatbridge start with Slack OAuth installs', () => {
+  it('refuses to start without CHATBRIDGE_SECRET_KEY, naming it and the rule', async () => {
+    await expect(
+      start({
+        env: oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+        stdin: process.stdin,
+        stdout: process.stdout,
+      }),
+    ).rejects.toThrow(/^CHATBRIDGE_SECRET_KEY: required; it must be 32 random bytes/);
+  });
+
+  it('serves /slack/install beside the ops paths and is ready with nothing installed', async () => {
+    const service = await scriptedService(Promise.resolve());
+    cleanups.push(() => service.close());
+    const fake = await new FakeSlack().start();
+    cleanups.push(() => fake.close());
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve, reject) => {
+      const running = start({
+        env: {
+          ...oauthEnv(fake.apiUrl, service.url),
+          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: resolve,
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const ready = await fetch(`${base}/readyz`);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', service: 'ok', 'platform:slack': 'ok' },
+    });
+    const install = await fetch(`${base}/slack/install`, { redirect: 'manual' });
+    expect(install.status).toBe(302);
+    expect(install.headers.get('location')).toMatch(
+      new RegExp(`^${fake.origin}/oauth/v2/authorize\\?.*client_id=${CLIENT_ID}`),
+    );
+    // No token was ever used: nothing installed, nothing called.
+    expect(fake.calls).toEqual([]);
+  });
+});
