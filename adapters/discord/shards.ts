@@ -101,7 +101,6 @@ export function holdsSomeShardsOnly(shards: DiscordShards | undefined): boolean 
   return shards?.mode === 'ids' && shards.ids.length < shards.count;
 }
 
-
 /** The discord.js Client options for these shards (none: discord.js's default, 0 of 1). */
 export function shardClientOptions(
   shards: DiscordShards | undefined,

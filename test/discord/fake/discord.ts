@@ -392,7 +392,9 @@ export class FakeDiscord extends EventEmitter {
       body: {
         url: this.gatewayUrl,
         shards: this.recommendedShards,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+        // 16 identifies at once (as for large bots): a process's shards connect without
+        // discord.js's 5 s wait between identifies of one bucket.
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
       },
     }));
     this.route('GET', '/users/@me', () => ({ status: 200, body: this.bot }));

@@ -192,7 +192,8 @@ export function guildPayload(
     emojis: [],
     stickers: [],
     channels: channels.filter((c) => c.type !== ChannelKind.PublicThread).map(channelPayload),
-    threads: [],
+    // Active threads, as Discord sends them to a connection that joins (a restart, a shard).
+    threads: channels.filter((c) => c.type === ChannelKind.PublicThread).map(channelPayload),
     members: [{ user: bot, ...memberPayload() }],
     member_count: 2,
     presences: [],
