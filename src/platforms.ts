@@ -10,6 +10,7 @@ import {
   discordConfigFromEnv,
   type DiscordAdapterConfig,
 } from '../adapters/discord/index.js';
+import { warnUnsharedShards } from '../adapters/discord/index.js';
 import type { CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
@@ -30,6 +31,8 @@ export interface PlatformDeps {
   drainMs?: number;
   /** Routes served on the platform's own HTTP port, when it has one (Slack HTTP mode). */
   customRoutes?: CustomRoute[];
+  /** Whether other processes can share the store (Redis): sharded Discord needs it. */
+  sharedStore?: boolean;
 }
 
 interface Platform<Config> {
@@ -57,12 +60,11 @@ const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
   configFromEnv: discordConfigFromEnv,
   servesHttp: () => false,
-  create: (config, deps) =>
-    createDiscordAdapter(config, {
-      ...deps,
-      rateBudget: deps.state.rateBudget,
-      logger: deps.logger.child({ platform: 'discord' }),
-    }),
+  create: (config, deps) => {
+    const logger = deps.logger.child({ platform: 'discord' });
+    warnUnsharedShards(config.shards, deps.sharedStore, logger);
+    return createDiscordAdapter(config, { ...deps, rateBudget: deps.state.rateBudget, logger });
+  },
 };
 
 const platforms = [slack, discord] as Platform<unknown>[];

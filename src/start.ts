@@ -101,6 +101,7 @@ export async function start(io: StartIo): Promise<void> {
       defaultChatbot,
       observer: metrics.observer,
       drainMs: config.drainMs + NOTICE_GRACE_MS,
+      sharedStore: rawState.kind === 'redis',
       ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
     }),
   );

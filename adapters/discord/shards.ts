@@ -3,6 +3,7 @@
 // to shard (guild_id >> 22) % count and DMs to shard 0 only, so processes holding different
 // shards share the bot's work; everything they remember is in the shared store.
 import type { ClientOptions } from 'discord.js';
+import type { Logger } from 'pino';
 import { DiscordConfigError } from './config-error.js';
 
 /**
@@ -96,11 +97,6 @@ export function discordShardsFromEnv(
   return { mode: 'ids', ids: parseIds(shards, count), count };
 }
 
-/** Whether other processes must hold the rest of the shards (they then need a shared store). */
-export function holdsSomeShardsOnly(shards: DiscordShards | undefined): boolean {
-  return shards?.mode === 'ids' && shards.ids.length < shards.count;
-}
-
 /** The discord.js Client options for these shards (none: discord.js's default, 0 of 1). */
 export function shardClientOptions(
   shards: DiscordShards | undefined,
@@ -113,4 +109,22 @@ export function shardClientOptions(
 /** How logs and /readyz name a shard: "shard 1/2". */
 export function shardName(id: number, count: number): string {
   return `shard ${id}/${count}`;
+}
+
+/**
+ * Holding only some shards means other processes hold the rest: without a shared store (Redis)
+ * they cannot continue each other's conversations or share the bot's rate budget.
+ */
+export function warnUnsharedShards(
+  shards: DiscordShards | undefined,
+  sharedStore: boolean | undefined,
+  logger: Pick<Logger, 'warn'>,
+): void {
+  if (sharedStore !== false || shards?.mode !== 'ids' || shards.ids.length === shards.count) return;
+  logger.warn(
+    `discord: DISCORD_SHARDS holds ${shards.ids.length} of ${shards.count} shards, but ` +
+      'CHATBRIDGE_STORE is not Redis: the processes holding the other shards cannot continue ' +
+      "this one's conversations (after re-sharding) or share the bot's rate budget. Use " +
+      'CHATBRIDGE_STORE=redis://… for several processes.',
+  );
 }
