@@ -228,6 +228,7 @@ export class FakeDiscord extends EventEmitter {
   /**
    * The bot joins another server, with one text channel; its id puts it on shard `shard` of
    * `count` (Discord: (guild_id >> 22) % count), so tests choose which process gets its events.
+   * A connection already holding that shard gets its GUILD_CREATE now.
    */
   addGuild(shard = 0, count = 1): { guildId: string; textChannel: FakeChannel } {
     const guildId = snowflakeOnShard(shard, count);
@@ -239,6 +240,8 @@ export class FakeDiscord extends EventEmitter {
       name: `general-${this.guildIds.length}`,
     };
     this.channels.set(textChannel.id, textChannel);
+    // As when a bot joins a server: the connection holding its shard is told at once.
+    this.gateway.dispatch('GUILD_CREATE', guildPayload(guildId, this.bot, [textChannel]));
     return { guildId, textChannel };
   }
 
