@@ -2,6 +2,7 @@
 // variable and the rule named; IDENTIFY carries [shard, count]; each server's events reach only
 // the process holding its shard and DMs only shard 0's; a conversation one process answered is
 // continued by another (all state in the shared store).
+import { Events } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordConfigFromEnv } from '../../adapters/discord/config.js';
 import { discordShardsFromEnv } from '../../adapters/discord/shards.js';
@@ -74,6 +75,31 @@ describe('discord shards on the fake gateway', () => {
       [1, 2],
     ]);
     expect(auto.adapter.connections?.()).toEqual([{ name: 'shard 0/2' }, { name: 'shard 1/2' }]);
+  });
+
+  it('names a reconnecting shard in readiness until it has resumed', async () => {
+    rig = await startShardRig();
+    const both = await rig.process('both', { mode: 'ids', ids: [0, 1], count: 2 });
+    const client = both.adapter.discord;
+    const snapshot = new Promise((resolve) =>
+      client.once(Events.ShardReconnecting, (id: number) =>
+        resolve({
+          id,
+          connections: both.adapter.connections?.(),
+          notReady: both.adapter.notReady?.(),
+        }),
+      ),
+    );
+    const resumed = new Promise((resolve) => client.once(Events.ShardResume, resolve));
+    rig.fake.gateway.dropConnections(1);
+    expect(await snapshot).toEqual({
+      id: 1,
+      connections: [{ name: 'shard 0/2' }, { name: 'shard 1/2', notReady: 'gateway connecting' }],
+      notReady: 'shard 1/2 reconnecting',
+    });
+    await resumed;
+    expect(both.adapter.connections?.()).toEqual([{ name: 'shard 0/2' }, { name: 'shard 1/2' }]);
+    expect(both.adapter.notReady?.()).toBeUndefined();
   });
 
   it("routes each server's events to its shard's process only, and a DM to shard 0 once", async () => {

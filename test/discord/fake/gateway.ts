@@ -178,10 +178,16 @@ export class FakeGateway {
     this.sockets.clear();
   }
 
-  /** Drops every connection with a resumable close code; discord.js reconnects and resumes. */
-  dropConnections(): void {
-    for (const ws of this.sockets.keys()) ws.close(4000, 'fake: unknown error');
-    this.sockets.clear();
+  /**
+   * Drops every connection (or those of one shard id) with a resumable close code; discord.js
+   * reconnects and resumes.
+   */
+  dropConnections(shardId?: number): void {
+    for (const [ws, { shard }] of this.sockets) {
+      if (shardId !== undefined && shard[0] !== shardId) continue;
+      ws.close(4000, 'fake: unknown error');
+      this.sockets.delete(ws);
+    }
   }
 
   close(): void {
