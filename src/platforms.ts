@@ -8,9 +8,9 @@ import {
 import {
   createDiscordAdapter,
   discordConfigFromEnv,
+  warnUnsharedShards,
   type DiscordAdapterConfig,
 } from '../adapters/discord/index.js';
-import { warnUnsharedShards } from '../adapters/discord/index.js';
 import type { CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';

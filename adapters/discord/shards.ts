@@ -27,7 +27,7 @@ function parseCount(raw: string): number {
 
 /** "0,2,5-7": ids and inclusive ranges, separated by commas or spaces. */
 function parseIds(raw: string, count: number): number[] {
-  const ids: number[] = [];
+  const ids = new Set<number>();
   for (const part of raw.split(/[\s,]+/).filter((p) => p !== '')) {
     const range = /^(\d+)(?:-(\d+))?$/.exec(part);
     if (!range) {
@@ -48,16 +48,16 @@ function parseIds(raw: string, count: number): number[] {
           `shard id ${id} is outside 0..${count - 1} (DISCORD_SHARD_COUNT is ${count})`,
         );
       }
-      if (ids.includes(id)) {
+      if (ids.has(id)) {
         throw new DiscordConfigError('DISCORD_SHARDS', `shard id ${id} is listed twice`);
       }
-      ids.push(id);
+      ids.add(id);
     }
   }
-  if (ids.length === 0) {
+  if (ids.size === 0) {
     throw new DiscordConfigError('DISCORD_SHARDS', 'names no shard: use auto, or ids like 0,1');
   }
-  return ids;
+  return [...ids];
 }
 
 /**
