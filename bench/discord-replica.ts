@@ -1,8 +1,9 @@
 // A second bot process for the two-process Discord rows of `npm run bench`: its own engine,
-// service client and discord.js connection, on the bench's fake Discord, local service and
-// Redis (state and rate budget). Prints "ready" once connected; on SIGTERM prints how many REST
-// calls it made and exits.
+// service client and discord.js connection (holding the shards DISCORD_SHARDS names, if set),
+// on the bench's fake Discord, local service and Redis (state and rate budget). Prints "ready"
+// once connected; on SIGTERM prints how many REST calls it made and exits.
 import { createDiscordAdapter } from '../adapters/discord/adapter.js';
+import { discordShardsFromEnv } from '../adapters/discord/shards.js';
 import { RESTEvents } from 'discord.js';
 import { createConversation } from '../src/bridge/index.js';
 import { silentLogger } from '../src/log.js';
@@ -16,6 +17,7 @@ const required = (name: string): string => {
   return value;
 };
 
+const shards = discordShardsFromEnv(env.DISCORD_SHARDS, env.DISCORD_SHARD_COUNT);
 const state = await openState(required('REDIS_URL'), { keyPrefix: required('KEY_PREFIX') });
 const client = createServiceClient({
   baseUrl: required('SERVICE_URL'),
@@ -29,6 +31,8 @@ const adapter = createDiscordAdapter(
     maxUploadBytes: 1_000_000,
     messageContent: 'auto',
     admins: [],
+    // DISCORD_SHARDS / DISCORD_SHARD_COUNT when the row runs shards (unset: shard 0 of 1).
+    ...(shards ? { shards } : {}),
   },
   {
     conversation,

@@ -9,6 +9,7 @@ import {
 import {
   createDiscordAdapter,
   discordConfigFromEnv,
+  warnUnsharedShards,
   type DiscordAdapterConfig,
 } from '../adapters/discord/index.js';
 import type { CustomRoute } from '@slack/bolt';
@@ -31,6 +32,8 @@ export interface PlatformDeps {
   drainMs?: number;
   /** Routes served on the platform's own HTTP port, when it has one (Slack HTTP mode). */
   customRoutes?: CustomRoute[];
+  /** Whether other processes can share the store (Redis): sharded Discord needs it. */
+  sharedStore?: boolean;
 }
 
 interface Platform<Config> {
@@ -58,12 +61,11 @@ const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
   configFromEnv: discordConfigFromEnv,
   servesHttp: () => false,
-  create: (config, deps) =>
-    createDiscordAdapter(config, {
-      ...deps,
-      rateBudget: deps.state.rateBudget,
-      logger: deps.logger.child({ platform: 'discord' }),
-    }),
+  create: (config, deps) => {
+    const logger = deps.logger.child({ platform: 'discord' });
+    warnUnsharedShards(config.shards, deps.sharedStore, logger);
+    return createDiscordAdapter(config, { ...deps, rateBudget: deps.state.rateBudget, logger });
+  },
 };
 
 const platforms = [slack, discord] as Platform<unknown>[];

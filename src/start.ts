@@ -9,6 +9,7 @@ import { loadConfig } from './config.js';
 import { ensureDemoChatbot } from './embedded.js';
 import { createLogger } from './log.js';
 import { startOpsServer, opsRoutes, type OpsServer } from './ops/http.js';
+import { watchConnections } from './ops/connections.js';
 import { createBridgeMetrics } from './ops/metrics.js';
 import { observeServiceClient } from './ops/observed-client.js';
 import { observeDedup } from './ops/observed-state.js';
@@ -100,6 +101,7 @@ export async function start(io: StartIo): Promise<void> {
       defaultChatbot,
       observer: metrics.observer,
       drainMs: config.drainMs + NOTICE_GRACE_MS,
+      sharedStore: rawState.kind === 'redis',
       ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
     }),
   );
@@ -138,6 +140,7 @@ export async function start(io: StartIo): Promise<void> {
       await adapter.start();
       started.push(adapter);
     }
+    watchConnections(started, readiness, metrics);
     if (mounted) {
       const port = (adapters[platforms.indexOf(mounted)] as { port?: number }).port;
       if (port !== undefined) io.onListening?.(port);

@@ -4,7 +4,6 @@ import {
   ChannelType,
   Events,
   RESTEvents,
-  Status,
   type AnyThreadChannel,
   type Client,
   type Interaction,
@@ -22,6 +21,7 @@ import { DisallowedIntentsError, loginUntilReady } from './connect.js';
 import { createInteractionHandler } from './interactions.js';
 import { createMessageHandler } from './messages.js';
 import { ChannelPace } from './pace.js';
+import { heldShards } from './shard-status.js';
 
 export interface DiscordAdapterDeps {
   conversation: Conversation;
@@ -175,7 +175,10 @@ export function createDiscordAdapter(
         await first.destroy();
         await connectWithoutContent();
       } else {
-        logger.info({ user: discord.user?.tag, messageContent: withContent }, 'discord: connected');
+        logger.info(
+          { user: discord.user?.tag, messageContent: withContent, shards: discord.options.shards },
+          'discord: connected',
+        );
       }
       started = true;
     },
@@ -183,8 +186,13 @@ export function createDiscordAdapter(
       if (stopping) return 'stopping';
       if (!started) return 'not connected yet';
       if (!discord.isReady()) return 'gateway not connected';
-      const down = discord.ws.shards.filter((shard) => shard.status !== Status.Ready).size;
-      return down > 0 ? `${down} gateway shard(s) reconnecting` : undefined;
+      const down = heldShards(discord).filter((shard) => shard.notReady !== undefined);
+      return down.length > 0
+        ? `${down.map((shard) => shard.name).join(', ')} reconnecting`
+        : undefined;
+    },
+    connections() {
+      return stopping ? [] : heldShards(discord);
     },
     async stop() {
       stopping = true;

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { RateBudget } from '../../src/state/types.js';
 import { pacedRequests } from './budget.js';
 import type { DiscordAdapterConfig } from './config.js';
+import { shardClientOptions } from './shards.js';
 
 /** Nobody is pinged by anything the bot writes: not @everyone, roles, users or the replied-to. */
 export const NO_MENTIONS: MessageMentionOptions = { parse: [] };
@@ -54,7 +55,7 @@ export function botKey(token: string): string {
 }
 
 export function createDiscordClient(
-  config: Pick<DiscordAdapterConfig, 'apiUrl' | 'token'>,
+  config: Pick<DiscordAdapterConfig, 'apiUrl' | 'token' | 'shards'>,
   options: { messageContent: boolean; rateBudget?: RateBudget },
 ): Client {
   return new Client({
@@ -62,6 +63,8 @@ export function createDiscordClient(
     // DM channels are not cached before their first message arrives.
     partials: [Partials.Channel],
     allowedMentions: NO_MENTIONS_REPLY,
+    // The gateway shards this process holds (DISCORD_SHARDS); IDENTIFY carries [id, count].
+    ...shardClientOptions(config.shards),
     rest: {
       ...(config.apiUrl ? { api: config.apiUrl } : {}),
       rejectOnRateLimit: shouldRejectOnRateLimit,

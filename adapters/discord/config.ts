@@ -1,6 +1,8 @@
 // Discord settings, read from the environment by `discordConfigFromEnv` and validated once.
 // The token never appears in an error message.
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/admin/index.js';
+import { DiscordConfigError } from './config-error.js';
+import { discordShardsFromEnv, type DiscordShards } from './shards.js';
 
 export interface DiscordAdapterConfig {
   /** Bot token (DISCORD_TOKEN). */
@@ -18,6 +20,11 @@ export interface DiscordAdapterConfig {
   messageContent: MessageContentMode;
   /** User ids that may run admin commands anywhere, DMs included (CHATBRIDGE_ADMINS). */
   admins: string[];
+  /**
+   * The gateway shards this process holds (DISCORD_SHARDS, DISCORD_SHARD_COUNT; see shards.ts).
+   * Unset: one connection, shard 0 of 1.
+   */
+  shards?: DiscordShards;
 }
 
 export const MESSAGE_CONTENT_MODES = ['auto', 'on', 'off'] as const;
@@ -26,15 +33,7 @@ export type MessageContentMode = (typeof MESSAGE_CONTENT_MODES)[number];
 export const DEFAULT_DISCORD_API = 'https://discord.com/api';
 export { DEFAULT_MAX_UPLOAD_BYTES };
 
-export class DiscordConfigError extends Error {
-  constructor(
-    readonly field: string,
-    readonly rule: string,
-  ) {
-    super(`${field}: ${rule}`);
-    this.name = 'DiscordConfigError';
-  }
-}
+export { DiscordConfigError };
 
 function optional(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
@@ -81,6 +80,7 @@ export function discordConfigFromEnv(
     throw new DiscordConfigError('DISCORD_MESSAGE_CONTENT', 'must be one of auto, on, off');
   }
   const admins = parseAdmins(env.CHATBRIDGE_ADMINS);
+  const shards = discordShardsFromEnv(env.DISCORD_SHARDS, env.DISCORD_SHARD_COUNT);
   return {
     token,
     apiUrl: apiUrl?.replace(/\/+$/, ''),
@@ -88,6 +88,7 @@ export function discordConfigFromEnv(
     applicationId,
     messageContent: mode as MessageContentMode,
     admins,
+    ...(shards ? { shards } : {}),
   };
 }
 

@@ -171,4 +171,16 @@ export interface ChatAdapter {
   stop(): Promise<void>;
   /** Why the platform is not connected right now; undefined when it is (GET /readyz). */
   notReady?(): string | undefined;
+  /**
+   * The connections this process holds once started (Discord: one per gateway shard), each
+   * with why it is not ready now; GET /readyz and /metrics show each by name.
+   */
+  connections?(): PlatformConnection[];
+}
+
+/** One connection an adapter holds, named by a closed set (for example "shard 1/2"). */
+export interface PlatformConnection {
+  name: string;
+  /** Why it is not ready; undefined when it is. */
+  notReady?: string;
 }

@@ -27,12 +27,21 @@ export interface ServiceCallObserver {
   serviceCall(endpoint: string, code: string, seconds: number): void;
 }
 
+export interface ConnectionState {
+  platform: string;
+  /** A closed set: "shard 1/2". */
+  connection: string;
+  ready: boolean;
+}
+
 export interface BridgeMetrics {
   readonly registry: Registry;
   readonly observer: Required<BridgeObserver>;
   readonly service: ServiceCallObserver;
   /** Later-known activity source (the engine is built after the metrics). */
   setActivity(activity: () => { waiting: number; streaming: number }): void;
+  /** Read at each scrape: the platform connections held (Discord shards), ready or not. */
+  setConnections(connections: () => ConnectionState[]): void;
   /** The text exposition for GET /metrics. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -117,6 +126,19 @@ export function createBridgeMetrics(options: BridgeMetricsOptions = {}): BridgeM
     },
   });
 
+  let connections: () => ConnectionState[] = () => [];
+  new Gauge({
+    name: 'chatbridge_platform_connection_ready',
+    help: 'Platform connections this process holds (Discord gateway shards): 1 ready, 0 not.',
+    labelNames: ['platform', 'connection'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { platform, connection, ready } of connections())
+        this.set({ platform, connection }, ready ? 1 : 0);
+    },
+  });
+
   const observer: Required<BridgeObserver> = {
     answerFinished(platform: string, outcome: AnswerOutcome, durationMs: number) {
       answers.inc({ platform, outcome });
@@ -147,6 +169,9 @@ export function createBridgeMetrics(options: BridgeMetricsOptions = {}): BridgeM
     },
     setActivity(next) {
       activity = next;
+    },
+    setConnections(next) {
+      connections = next;
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

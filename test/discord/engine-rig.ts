@@ -10,6 +10,7 @@ import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState, type State } from '../../src/state/index.js';
 import type { MessageContentMode } from '../../adapters/discord/config.js';
+import type { DiscordShards } from '../../adapters/discord/shards.js';
 import { startRig, type Rig } from './helpers.js';
 
 export interface AnswerScript {
@@ -46,6 +47,8 @@ export async function startEngineRig(
     /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
     sharedBudget?: boolean;
     messageContent?: MessageContentMode;
+    /** The gateway shards the adapter holds (DISCORD_SHARDS); default one, 0 of 1. */
+    shards?: DiscordShards;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -88,6 +91,7 @@ export async function startEngineRig(
     admins: options.admins,
     ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
     messageContent: options.messageContent,
+    ...(options.shards ? { shards: options.shards } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
 import type { MessageContentMode } from '../../adapters/discord/config.js';
+import type { DiscordShards } from '../../adapters/discord/shards.js';
 import type {
   Conversation,
   IncomingMessage,
@@ -83,6 +84,8 @@ export async function startRig(
     logger?: Logger;
     /** Paces REST calls by this budget (the state store's in production). */
     rateBudget?: RateBudget;
+    /** The gateway shards this adapter holds (DISCORD_SHARDS); default one, 0 of 1. */
+    shards?: DiscordShards;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -94,6 +97,7 @@ export async function startRig(
       maxUploadBytes: options.maxUploadBytes ?? 1_000_000,
       messageContent: options.messageContent ?? 'auto',
       admins: options.admins ?? [],
+      ...(options.shards ? { shards: options.shards } : {}),
     },
     {
       conversation,

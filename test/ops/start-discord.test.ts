@@ -77,7 +77,13 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text)).toEqual({
       status: 'ready',
-      checks: { store: 'ok', service: 'ok', 'platform:discord': 'ok' },
+      checks: {
+        store: 'ok',
+        service: 'ok',
+        'platform:discord': 'ok',
+        // One connection unless DISCORD_SHARDS says otherwise (test/discord/shards-start.test.ts).
+        'platform:discord:shard 0/1': 'ok',
+      },
     });
 
     // One whole answer, then the metrics show it, by platform and outcome only.
@@ -117,6 +123,9 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
     );
     expect(metrics).toMatch(
       /chatbridge_platform_api_calls_total\{platform="discord",method="POST \/channels\/:id\/messages",outcome="ok"\} \d+/,
+    );
+    expect(metrics).toContain(
+      'chatbridge_platform_connection_ready{platform="discord",connection="shard 0/1"} 1',
     );
     expect(metrics).toContain('process_cpu_seconds_total');
     // No user text, user ids or channel ids in any label.

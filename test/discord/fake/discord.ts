@@ -4,13 +4,14 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeGateway } from './gateway.js';
+import { FakeGateway, shardOf } from './gateway.js';
 import {
   ChannelKind,
   channelPayload,
   guildPayload,
   messagePayload,
   snowflake,
+  snowflakeOnShard,
   user,
   type FakeChannel,
   type FakeMessage,
@@ -76,6 +77,10 @@ export class FakeDiscord extends EventEmitter {
     name: 'help-forum',
   };
   readonly channels = new Map<string, FakeChannel>();
+  /** Every server the bot is in: the main one first, then those of addGuild(). */
+  readonly guildIds: string[] = [this.guildId];
+  /** The shard count GET /gateway/bot recommends (what DISCORD_SHARDS=auto connects with). */
+  recommendedShards = 1;
   readonly messages = new Map<string, FakeMessage>();
   readonly requests: FakeRequest[] = [];
   readonly files = new Map<string, Uint8Array>();
@@ -102,16 +107,27 @@ export class FakeDiscord extends EventEmitter {
     this.setMaxListeners(0);
     for (const channel of [this.textChannel, this.forum]) this.channels.set(channel.id, channel);
     this.gateway = new FakeGateway({
-      ready: () => ({
+      ready: (sessionId, [id, count]) => ({
         v: 10,
         user: this.bot,
-        guilds: [{ id: this.guildId, unavailable: true }],
-        session_id: this.gateway.sessionId,
+        guilds: this.guildIds
+          .filter((guild) => shardOf(guild, count) === id)
+          .map((guild) => ({ id: guild, unavailable: true })),
+        session_id: sessionId,
         resume_gateway_url: this.gatewayUrl,
         application: { id: this.applicationId, flags: 0 },
         private_channels: [],
+        shard: [id, count],
       }),
-      guilds: () => [guildPayload(this.guildId, this.bot, [...this.channels.values()])],
+      guilds: () =>
+        this.guildIds.map(
+          (guild) =>
+            guildPayload(
+              guild,
+              this.bot,
+              [...this.channels.values()].filter((c) => c.guild_id === guild),
+            ) as { id: string },
+        ),
       onIdentify: (intents) => {
         this.intents = intents;
         this.emit('identify', intents);
@@ -207,6 +223,26 @@ export class FakeDiscord extends EventEmitter {
   /** Delivers a message's MESSAGE_CREATE again (a replica or a restarted process sees it twice). */
   redeliver(message: FakeMessage): void {
     this.gateway.dispatch('MESSAGE_CREATE', this.delivered(message));
+  }
+
+  /**
+   * The bot joins another server, with one text channel; its id puts it on shard `shard` of
+   * `count` (Discord: (guild_id >> 22) % count), so tests choose which process gets its events.
+   * A connection already holding that shard gets its GUILD_CREATE now.
+   */
+  addGuild(shard = 0, count = 1): { guildId: string; textChannel: FakeChannel } {
+    const guildId = snowflakeOnShard(shard, count);
+    this.guildIds.push(guildId);
+    const textChannel: FakeChannel = {
+      id: snowflake(),
+      type: ChannelKind.Text,
+      guild_id: guildId,
+      name: `general-${this.guildIds.length}`,
+    };
+    this.channels.set(textChannel.id, textChannel);
+    // As when a bot joins a server: the connection holding its shard is told at once.
+    this.gateway.dispatch('GUILD_CREATE', guildPayload(guildId, this.bot, [textChannel]));
+    return { guildId, textChannel };
   }
 
   /** A user opens a DM with the bot: a channel the client has never seen. */
@@ -358,8 +394,10 @@ export class FakeDiscord extends EventEmitter {
       status: 200,
       body: {
         url: this.gatewayUrl,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+        shards: this.recommendedShards,
+        // 16 identifies at once (as for large bots): a process's shards connect without
+        // discord.js's 5 s wait between identifies of one bucket.
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
       },
     }));
     this.route('GET', '/users/@me', () => ({ status: 200, body: this.bot }));

@@ -100,7 +100,7 @@ export function startThread(
   const thread: FakeChannel = {
     id: messageId, // Discord gives a thread started on a message that message's id.
     type: ChannelKind.PublicThread,
-    guild_id: fake.guildId,
+    guild_id: fake.channels.get(channelId)?.guild_id ?? fake.guildId,
     parent_id: channelId,
     name: body.name,
     owner_id: fake.bot.id,

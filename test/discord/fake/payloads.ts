@@ -8,6 +8,17 @@ export function snowflake(): string {
   return (SnowflakeUtil.generate() + sequence).toString();
 }
 
+const DISCORD_EPOCH = 1_420_070_400_000n;
+let onShardSequence = 0n;
+/** A fresh snowflake whose server would be on this shard: its timestamp % count === shard. */
+export function snowflakeOnShard(shard: number, count: number): string {
+  const n = BigInt(count);
+  let timestamp = BigInt(Date.now()) - DISCORD_EPOCH;
+  timestamp -= (((timestamp - BigInt(shard)) % n) + n) % n;
+  onShardSequence += 1n;
+  return ((timestamp << 22n) | (onShardSequence & 0xfffn)).toString();
+}
+
 export interface FakeUser {
   id: string;
   username: string;
@@ -181,7 +192,8 @@ export function guildPayload(
     emojis: [],
     stickers: [],
     channels: channels.filter((c) => c.type !== ChannelKind.PublicThread).map(channelPayload),
-    threads: [],
+    // Active threads, as Discord sends them to a connection that joins (a restart, a shard).
+    threads: channels.filter((c) => c.type === ChannelKind.PublicThread).map(channelPayload),
     members: [{ user: bot, ...memberPayload() }],
     member_count: 2,
     presences: [],

@@ -1,0 +1,130 @@
+// `chatbridge start` holding one of two Discord shards: GET /readyz names the shard it holds,
+// /metrics shows it ready, a server on the other shard is not this process's; a bad
+// DISCORD_SHARDS stops start with the variable and the rule; holding some shards without Redis
+// is warned about.
+import { afterEach, describe, expect, it } from 'vitest';
+import { warnUnsharedShards } from '../../adapters/discord/shards.js';
+import { createServiceClient } from '../../src/service/index.js';
+import { start } from '../../src/start.js';
+import { API_KEY, scriptedService } from '../ops/scripted-service.js';
+import { FakeDiscord, TOKEN } from './fake/discord.js';
+import { user } from './fake/payloads.js';
+
+const ana = user('100000000000000021', 'ana');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function get(port: number, path: string) {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: response.status, text: await response.text() };
+}
+
+describe('chatbridge start with DISCORD_SHARDS', () => {
+  it('reports the shard it holds in /readyz and /metrics, and answers only its servers', async () => {
+    const service = await scriptedService(Promise.resolve());
+    cleanups.push(() => service.close());
+    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+    const chatbot = await client.createChatbot({ name: 'Shard', rate_limit: [100, 1] });
+    await client.close();
+    const fake = await new FakeDiscord().start();
+    cleanups.push(() => fake.close());
+    const mine = fake.addGuild(1, 2);
+    const theirs = fake.addGuild(0, 2);
+
+    const stop = new AbortController();
+    let port!: number;
+    await new Promise<void>((resolve, reject) => {
+      const running = start({
+        env: {
+          DISCORD_TOKEN: TOKEN,
+          DISCORD_API_URL: fake.apiUrl,
+          DISCORD_SHARD_COUNT: '2',
+          DISCORD_SHARDS: '1',
+          CHATBRIDGE_SERVICE_URL: service.url,
+          CHATBRIDGE_API_KEY: API_KEY,
+          CHATBRIDGE_CHATBOT: chatbot.uuid,
+          CHATBRIDGE_STORE: 'memory://',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: (p) => {
+          port = p;
+          resolve();
+        },
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    await fake.waitFor('identify', () => true);
+    let ready = await get(port, '/readyz');
+    for (let i = 0; ready.status !== 200 && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await get(port, '/readyz');
+    }
+    expect(fake.gateway.identified).toEqual([[1, 2]]);
+    expect(JSON.parse(ready.text)).toEqual({
+      status: 'ready',
+      checks: {
+        store: 'ok',
+        service: 'ok',
+        'platform:discord': 'ok',
+        'platform:discord:shard 1/2': 'ok',
+      },
+    });
+    const metrics = (await get(port, '/metrics')).text;
+    expect(metrics).toContain(
+      'chatbridge_platform_connection_ready{platform="discord",connection="shard 1/2"} 1',
+    );
+    expect(metrics).not.toContain('connection="shard 0/2"');
+
+    const mention = `<@${fake.bot.id}> `;
+    const other = fake.userMessage(theirs.textChannel.id, ana, `${mention}not mine`, {
+      mentions: [fake.bot],
+    });
+    const asked = fake.userMessage(mine.textChannel.id, ana, `${mention}refunds?`, {
+      mentions: [fake.bot],
+    });
+    await fake.waitFor('message', (m: { channel_id: string }) => m.channel_id === asked.id);
+    // The other server's message waits for a process holding shard 0; this one never saw it.
+    expect(fake.gateway.shardsThatGot('MESSAGE_CREATE', other.id)).toEqual([]);
+    expect(fake.botMessages(other.id)).toEqual([]);
+  });
+
+  it('stops at once on a shard id outside the count, naming the variable and the rule', async () => {
+    await expect(
+      start({
+        env: {
+          DISCORD_TOKEN: TOKEN,
+          DISCORD_SHARD_COUNT: '2',
+          DISCORD_SHARDS: '0,2',
+          CHATBRIDGE_STORE: 'memory://',
+          LOG_LEVEL: 'silent',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+      }),
+    ).rejects.toThrow('DISCORD_SHARDS: shard id 2 is outside 0..1 (DISCORD_SHARD_COUNT is 2)');
+  });
+
+  it('warns when this process holds only some shards and the store is not shared', () => {
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => warnings.push(message) };
+    warnUnsharedShards({ mode: 'ids', ids: [0], count: 2 }, true, logger);
+    warnUnsharedShards({ mode: 'ids', ids: [0, 1], count: 2 }, false, logger);
+    warnUnsharedShards({ mode: 'auto' }, false, logger);
+    expect(warnings).toEqual([]);
+    warnUnsharedShards({ mode: 'ids', ids: [0], count: 2 }, false, logger);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('DISCORD_SHARDS holds 1 of 2 shards');
+    expect(warnings[0]).toContain('CHATBRIDGE_STORE=redis://');
+  });
+});
