@@ -121,6 +121,19 @@ async function pairAsked(repo: Repository, passages: Passage[], query: string) {
   return undefined;
 }
 
+/** The data sources a stored answer cited (its cite_data_json), in marker order. */
+function citedSources(citeDataJson: string): string[] {
+  try {
+    const entries = Object.values(JSON.parse(citeDataJson) as Record<string, unknown>);
+    const uuids = entries.map(
+      (entry) => (entry as { data_source_uuid?: unknown })?.data_source_uuid,
+    );
+    return [...new Set(uuids.filter((uuid): uuid is string => typeof uuid === 'string'))];
+  } catch {
+    return []; // written by this service; a damaged row costs the follow-up its hint only
+  }
+}
+
 function fixedDraft(text: string): AnswerDraft {
   return { pieces: fromArray(splitIntoPieces(text)), citations: () => ({}) };
 }
@@ -217,7 +230,11 @@ async function startAnswer(
   query: string,
 ): Promise<Started> {
   const earlier = await deps.repo.lastMessages(session.uuid, HISTORY_TURNS);
-  const history = earlier.map(({ query: q, response }) => ({ query: q, response }));
+  const history = earlier.map(({ query: q, response, cite_data_json }) => ({
+    query: q,
+    response,
+    sources: citedSources(cite_data_json),
+  }));
   const planned = await plan(deps, chatbot, session, query, history);
   // The first piece is produced before the status is sent, so a failure there is a clean error.
   const iterator = planned.draft.pieces[Symbol.asyncIterator]();

@@ -16,6 +16,8 @@ export interface FetchedPage {
 export interface Turn {
   query: string;
   response: string;
+  /** The data sources its answer cited. */
+  sources?: string[];
 }
 
 export interface AnswerRequest {

@@ -4,11 +4,15 @@
 // it?", "and for Discord?", "what about …") or is too short to stand alone borrows the terms
 // of its topic, and then only to break near-ties: the history may lift a passage by at most a
 // share of what the question's own terms score there, so it never outranks the question.
+// What the last answer cited is searched first for such a question: "is it on by default?"
+// after an answer from the ws docs asks the ws docs.
 import { termsOf, tokenize } from './terms.js';
 import type { KnowledgeIndex, Passage, SearchOptions } from './types.js';
 
 export interface EarlierTurn {
   query: string;
+  /** The data sources the turn's answer cited. */
+  sources?: readonly string[];
 }
 
 /** Words that point back at an earlier turn wherever they stand. */
@@ -96,6 +100,14 @@ export function blendWithTopic(
   return [...blended.values()].sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
+/** Whether the passages together hold every word of the question (its own, not the topic's). */
+function holdsAll(passages: readonly Passage[], query: string): boolean {
+  const held = new Set(
+    passages.flatMap((p) => termsOf(`${p.title}\n${p.section ?? ''}\n${p.text}`)),
+  );
+  return termsOf(query).every((term) => held.has(term));
+}
+
 /**
  * Searches for a question in its conversation: alone when it stands alone (the same passages
  * as asked fresh), else alone and with its topic, blended (see blendWithTopic).
@@ -111,9 +123,19 @@ export async function searchInConversation(
   const topic = topicOf(query, history);
   if (topic === undefined) return index.search(chatbotUuid, query, { ...options, limit });
   const wide = { ...options, limit: limit * CANDIDATES_PER_PASSAGE };
-  const [own, widened] = await Promise.all([
+  // What the last answer cited is what "it" most likely means: searched first, with the topic.
+  const cited = (history.at(-1)?.sources ?? []).filter(
+    (uuid) => options.sourceUuids === undefined || options.sourceUuids.includes(uuid),
+  );
+  const [own, widened, onTopic] = await Promise.all([
     index.search(chatbotUuid, query, wide),
     index.search(chatbotUuid, query, { ...wide, context: topic }),
+    cited.length === 0
+      ? []
+      : index.search(chatbotUuid, query, { ...options, limit, sourceUuids: cited, context: topic }),
   ]);
-  return blendWithTopic(own, widened, limit, own.length >= wide.limit);
+  const blended = blendWithTopic(own, widened, limit, own.length >= wide.limit);
+  if (onTopic.length > 0 && holdsAll(onTopic, query)) return onTopic;
+  const seen = new Set(onTopic.map(keyOf));
+  return [...onTopic, ...blended.filter((p) => !seen.has(keyOf(p)))].slice(0, limit);
 }
