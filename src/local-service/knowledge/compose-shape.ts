@@ -14,14 +14,29 @@ const MAX_SUBJECT_TERMS = 3;
 
 const DEFINITION_FORMS = [
   /^\s*(?:what|who)\s*(?:'s|’s|\s(?:is|are|was|were))\s+(.+?)[\s?.!]*$/i,
-  /^\s*what\s+(?:does|do|did)\s+(.+?)\s+do[\s?.!]*$/i,
+  /^\s*what\s+(?:does|do|did)\s+(.+?)\s+do(?:\s+\p{L}+ly)?[\s?.!]*$/iu,
   /^\s*(?:tell\s+me\s+(?:more\s+)?about|define|explain|describe)\s+(.+?)[\s?.!]*$/i,
 ];
+
+/** Words a chat question ends on that are not part of what it asks about. */
+const FILLER = /(?:\s+(?:used\s+for|good\s+for|for|about|all\s+about|\p{L}+ly))+$/iu;
+
+/** Words a document's title carries besides its name ("p-queue-README.md" names p-queue). */
+const TITLE_WORDS = new Set(termsOf('readme md mdx txt docs doc documentation guide index'));
+
+/**
+ * Whether a source's title names the subject of a definition question: the title's own words
+ * (without README, .md and the like) are all among the subject's.
+ */
+export function titleNames(title: string, subject: readonly string[]): boolean {
+  const name = termsOf(title).filter((term) => !TITLE_WORDS.has(term));
+  return name.length > 0 && name.every((term) => subject.includes(term));
+}
 
 /** The terms of what a definition question asks about, or undefined for another question. */
 export function definitionSubject(query: string): string[] | undefined {
   for (const form of DEFINITION_FORMS) {
-    const subject = form.exec(query.trim())?.[1];
+    const subject = form.exec(query.trim())?.[1]?.replace(FILLER, '');
     if (subject === undefined) continue;
     const terms = [...new Set(termsOf(subject))];
     return terms.length > 0 && terms.length <= MAX_SUBJECT_TERMS ? terms : undefined;

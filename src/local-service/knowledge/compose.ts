@@ -11,6 +11,7 @@ import {
   isHowTo,
   leadsWithSubject,
   sectionIsSubject,
+  titleNames,
 } from './compose-shape.js';
 import { topicOf } from './follow-up.js';
 import { termsOf } from './terms.js';
@@ -154,6 +155,23 @@ export function composeAnswer(
       return { unit, matched, base, procedure };
     }),
   );
+
+  // "What is X", asked of a source named X: its opening says what X is (search.ts puts it in).
+  const opening =
+    subject === undefined
+      ? undefined
+      : scored.find(
+          ({ unit }) =>
+            unit.kind === 'sentence' &&
+            unit.cited.passage.chunkIndex === 0 &&
+            titleNames(unit.cited.passage.title, subject),
+        );
+  if (opening !== undefined) {
+    return writeWindowAnswer(
+      [{ lead: opening.unit, parts: windowFrom(opening.unit) }],
+      options.citations,
+    );
+  }
 
   // The answer is the window (window.ts) that best answers: its lead unit's own strength
   // (its words, the question's shape) and the question's words the rest of it holds.

@@ -6,7 +6,7 @@
 // chatbot (scope token c<id>) or to the agent's sources (s<id> …).
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
-import { definitionSubject } from './compose-shape.js';
+import { definitionSubject, titleNames } from './compose-shape.js';
 import { blendWithTopic } from './follow-up.js';
 import { type Clause, QueryPlanner, planSearch } from './fts-query.js';
 import { termsOf } from './terms.js';
@@ -50,10 +50,7 @@ function withOpening(
 ): Passage[] {
   const subject = definitionSubject(query);
   if (subject === undefined || passages.length === 0) return passages;
-  const named = passages.find((passage) => {
-    const title = new Set(termsOf(passage.title));
-    return subject.every((term) => title.has(term));
-  });
+  const named = passages.find((passage) => titleNames(passage.title, subject));
   if (named === undefined) return passages;
   const rest = passages.filter((p) => p.sourceUuid !== named.sourceUuid || p.chunkIndex !== 0);
   const opening = openingOf(named.sourceUuid);
