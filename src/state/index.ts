@@ -1,6 +1,7 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
 // registry of data sources, event de-duplication, per-thread locks and the message →
-// conversation links of reply chains, and per-workspace thread-context settings on one store.
+// conversation links of reply chains, per-workspace thread-context settings and votes on
+// answers (feedback) on one store.
 //
 //   memory://                 this process only, gone on exit (tests, trials)
 //   sqlite://path             the embedded default; survives restarts; ONE process only
@@ -8,6 +9,12 @@
 //   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
 import { silentLogger, type Logger } from '../log.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
+import {
+  DEFAULT_ANSWER_TTL_MS,
+  KeyvFeedbackIndex,
+  KeyvFeedbackStore,
+  RedisFeedbackIndex,
+} from './feedback.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
@@ -26,6 +33,13 @@ export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
 export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
+export {
+  ANSWER_EXCERPT_CHARS,
+  DEFAULT_ANSWER_TTL_MS,
+  QUESTION_CHARS,
+  REASON_CHARS,
+  feedbackId,
+} from './feedback.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
@@ -54,6 +68,8 @@ export interface StateOptions {
   maxConcurrent?: number;
   /** How long a reply link (state.replyLinks) lasts after it was set. Default 30 days. */
   replyLinkTtlMs?: number;
+  /** How long an answer can be voted on after it was given. Default 90 days. */
+  answerTtlMs?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
   /** Redis: how long the first connection may take before openState fails. Default 5 s. */
@@ -93,6 +109,11 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     'replyLinkTtlMs',
     options.replyLinkTtlMs,
     DEFAULT_REPLY_LINK_TTL_MS,
+  );
+  const answerTtlMs = positiveInteger(
+    'answerTtlMs',
+    options.answerTtlMs,
+    DEFAULT_ANSWER_TTL_MS,
   );
   const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
@@ -142,6 +163,13 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       replyLinks: new KeyvReplyLinkMap(space('reply-links'), replyLinkTtlMs, now),
       rateBudget: redis ? new RedisRateBudget(redis, prefix) : new LocalRateBudget(now),
       threadContext: new KeyvThreadContextSettings(space('thread-context')),
+      feedback: new KeyvFeedbackStore(
+        space('feedback-answers'),
+        space('feedback'),
+        redis ? new RedisFeedbackIndex(redis, prefix) : new KeyvFeedbackIndex(space('feedback-index')),
+        now,
+        answerTtlMs,
+      ),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());
