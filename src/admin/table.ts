@@ -2,6 +2,7 @@
 import { commandName } from './args.js';
 import { agentCommands } from './commands/agent.js';
 import { chatbotCommands } from './commands/chatbot.js';
+import { feedbackCommands } from './commands/feedback.js';
 import { helpCommand } from './commands/help.js';
 import { sessionCommands } from './commands/session.js';
 import { sourceCommands } from './commands/source.js';
@@ -16,6 +17,7 @@ export const adminCommands: readonly AdminCommand[] = Object.freeze([
   ...tagCommands,
   ...sessionCommands,
   ...threadContextCommands,
+  ...feedbackCommands,
   helpCommand(() => adminCommands),
 ]);
 

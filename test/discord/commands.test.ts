@@ -49,11 +49,22 @@ describe('/chatbridge built from the admin table', () => {
 
   it('has one group per noun and one subcommand per verb, typed options', () => {
     const groups = json.options.filter((o) => o.type === T.SubcommandGroup).map((o) => o.name);
-    expect(groups).toEqual(['chatbot', 'agent', 'source', 'tag', 'session', 'thread-context']);
+    expect(groups).toEqual([
+      'chatbot',
+      'agent',
+      'source',
+      'tag',
+      'session',
+      'thread-context',
+      'feedback',
+    ]);
     for (const command of adminCommands.filter((c) => c.verb !== '')) {
       const option = sub(json, command.noun, command.verb);
       expect(option.options?.map((o) => o.name).sort() ?? []).toEqual(
-        command.args.map((a) => a.name).sort(),
+        command.args
+          .filter((a) => !a.localOnly)
+          .map((a) => a.name)
+          .sort(),
       );
     }
     expect(json.options.find((o) => o.name === 'help')?.type).toBe(T.Subcommand);

@@ -11,6 +11,7 @@ export const HELP_NOUNS: readonly AdminNoun[] = [
   'tag',
   'session',
   'thread-context',
+  'feedback',
 ];
 
 export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand {
