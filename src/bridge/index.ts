@@ -22,4 +22,6 @@ export {
   type FeedbackDeps,
   type VoteInput,
   type VoteOutcome,
+  type FeedbackRecord,
+  type FeedbackVote,
 } from './feedback.js';

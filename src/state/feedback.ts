@@ -204,8 +204,7 @@ export class KeyvFeedbackStore implements FeedbackStore {
         row != null &&
         (filter.chatbotUuid === undefined || row.chatbotUuid === filter.chatbotUuid) &&
         (filter.vote === undefined || row.vote === filter.vote) &&
-        (filter.workspace === undefined ||
-          `${row.platform}:${row.workspace}` === filter.workspace),
+        (filter.workspace === undefined || `${row.platform}:${row.workspace}` === filter.workspace),
     );
   }
 }

@@ -110,11 +110,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     options.replyLinkTtlMs,
     DEFAULT_REPLY_LINK_TTL_MS,
   );
-  const answerTtlMs = positiveInteger(
-    'answerTtlMs',
-    options.answerTtlMs,
-    DEFAULT_ANSWER_TTL_MS,
-  );
+  const answerTtlMs = positiveInteger('answerTtlMs', options.answerTtlMs, DEFAULT_ANSWER_TTL_MS);
   const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
@@ -166,7 +162,9 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       feedback: new KeyvFeedbackStore(
         space('feedback-answers'),
         space('feedback'),
-        redis ? new RedisFeedbackIndex(redis, prefix) : new KeyvFeedbackIndex(space('feedback-index')),
+        redis
+          ? new RedisFeedbackIndex(redis, prefix)
+          : new KeyvFeedbackIndex(space('feedback-index')),
         now,
         answerTtlMs,
       ),

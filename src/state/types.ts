@@ -152,7 +152,11 @@ export interface FeedbackFilter {
 export interface FeedbackStore {
   rememberAnswer(answer: AnswerRecord): Promise<void>;
   /** The remembered answer; undefined when unknown or older than the answer TTL. */
-  answer(platform: string, workspace: string, messageUuid: string): Promise<AnswerRecord | undefined>;
+  answer(
+    platform: string,
+    workspace: string,
+    messageUuid: string,
+  ): Promise<AnswerRecord | undefined>;
   /** Records the person's vote, replacing an earlier one; `previous` is the vote it replaced. */
   vote(
     answer: AnswerRecord,

@@ -67,13 +67,15 @@ const list: AdminCommand = {
     const rows = await ctx.state.feedback.list(filter);
     if (rows.length === 0) return [info(`No ${describe(filter, args)} yet.`)];
     const limit = typeof args.limit === 'number' ? Math.floor(args.limit) : DEFAULT_LIMIT;
-    const shown = rows.slice(0, limit).map((row) => [
-      row.id,
-      when(row.updatedAt),
-      VOTE_MARK[row.vote],
-      row.question,
-      row.reason ?? '',
-    ]);
+    const shown = rows
+      .slice(0, limit)
+      .map((row) => [
+        row.id,
+        when(row.updatedAt),
+        VOTE_MARK[row.vote],
+        row.question,
+        row.reason ?? '',
+      ]);
     const down = rows.filter((row) => row.vote === 'down').length;
     const out: AdminOutput[] = [
       table('Feedback', ['ID', 'When (UTC)', 'Vote', 'Question', 'Reason'], shown),
@@ -96,7 +98,11 @@ const exportCommand: AdminCommand = {
     flag('format', 'enum', 'File format', { choices: EXPORT_FORMATS, required: true }),
     ...filterArgs,
     {
-      ...flag('out', 'text', 'Where to write the file (command line only; default: a dated name here)'),
+      ...flag(
+        'out',
+        'text',
+        'Where to write the file (command line only; default: a dated name here)',
+      ),
       localOnly: true,
     },
   ],
