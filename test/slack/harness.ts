@@ -1,6 +1,7 @@
 // Runs the real Slack adapter (Bolt, HTTP mode) against the fake Web API, and drives it with
 // signed requests as Slack would send them.
 import { createHmac } from 'node:crypto';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
@@ -42,6 +43,8 @@ export interface HarnessOptions {
   /** The adapter's clock (pacing, edit intervals). */
   now?: () => number;
   drainMs?: number;
+  /** Told of API calls and feedback votes (metrics). */
+  observer?: BridgeObserver;
 }
 
 let eventSeq = 0;
@@ -84,6 +87,7 @@ export class Harness {
         ...(options.methodWindowMs ? { methodWindowMs: options.methodWindowMs } : {}),
         ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
         ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+        ...(options.observer ? { observer: options.observer } : {}),
       },
     );
     await adapter.start();
