@@ -1,7 +1,7 @@
 // The whole path for Discord tests and the bench: the fake Discord, the real engine, the real
 // service client and the local service, whose answers the test scripts (pieces and citations)
 // and releases piece by piece through the service's pacer.
-import { createConversation } from '../../src/bridge/index.js';
+import { createConversation, type BridgeObserver } from '../../src/bridge/index.js';
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
@@ -46,6 +46,8 @@ export async function startEngineRig(
     /** Pace REST calls by the state store's rate budget, as `chatbridge start` does. */
     sharedBudget?: boolean;
     messageContent?: MessageContentMode;
+    /** Told of REST calls and feedback votes (metrics). */
+    observer?: BridgeObserver;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -88,6 +90,7 @@ export async function startEngineRig(
     admins: options.admins,
     ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
     messageContent: options.messageContent,
+    ...(options.observer ? { observer: options.observer } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
 import type { MessageContentMode } from '../../adapters/discord/config.js';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type {
   Conversation,
   IncomingMessage,
@@ -83,6 +84,8 @@ export async function startRig(
     logger?: Logger;
     /** Paces REST calls by this budget (the state store's in production). */
     rateBudget?: RateBudget;
+    /** Told of REST calls and feedback votes (metrics). */
+    observer?: BridgeObserver;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -105,6 +108,7 @@ export async function startRig(
         (process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger),
       minUpdateMs: options.minUpdateMs ?? 50,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
     },
   );
   await adapter.start();
