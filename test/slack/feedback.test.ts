@@ -164,6 +164,22 @@ describe('Slack feedback', () => {
     expect(stored).not.toContain('xox');
   });
 
+  it('puts the buttons in the final chat.update where Slack refuses streaming', async () => {
+    const c = (chain = await startChain({
+      fake: { behaviour: { refuseStreaming: 'unknown_method' } },
+    }));
+    c.scripted.set('edited?', { pieces: ['Edited answer.'] });
+    await c.harness.event(mention('edited?'));
+    const update = await c.harness.fake.waitFor(
+      'chat.update',
+      (args) => Array.isArray(args.blocks) && JSON.stringify(args.blocks).includes('feedback'),
+    );
+    await c.harness.adapter.idle();
+    const blocks = update.args.blocks as Block[];
+    expect(blocks.map((b) => b.type)).toEqual(['markdown', 'context_actions']);
+    expect(c.harness.fake.callsOf('chat.stopStream')).toEqual([]);
+  });
+
   it('uploads `feedback export` to the admin DM as a CSV with every row', async () => {
     const c = (chain = await startChain());
     const answered = await ask(c, '=cmd|calc, "quoted"', 'Line one.\n\nLine two.');
