@@ -1,8 +1,8 @@
 // Votes on answers: a row per person and answer (changing the vote replaces it), the answers
 // they may be cast on (remembered for a while when given), and a time index so admins can list
 // rows since a date without reading the whole namespace. The index is a Redis sorted set on
-// Redis (ZADD is atomic, so concurrent votes on several replicas never lose an entry), and one
-// keyv array on memory and SQLite (one process: changes are serialized here).
+// Redis (ZADD is atomic, so concurrent votes on several replicas never lose an entry), and
+// per-day keyv buckets on memory and SQLite (one process: changes are serialized here).
 import { createHash } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import type { RedisClient } from './keyv.js';
@@ -52,16 +52,35 @@ export class RedisFeedbackIndex implements FeedbackIndex {
 
 type Entry = [id: string, at: number];
 
+const dayOf = (at: number): string => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * One bucket of entries per UTC day, the list of days, and each row's day: a vote rewrites only
+ * its day's bucket, so its cost does not grow with all the votes ever cast.
+ */
 export class KeyvFeedbackIndex implements FeedbackIndex {
   private last: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly space: Keyv<Entry[]>) {}
+  constructor(private readonly space: Keyv<Entry[] | string[] | string>) {}
+
+  private async bucket(day: string): Promise<Entry[]> {
+    return ((await this.space.get(`day:${day}`)) as Entry[] | undefined) ?? [];
+  }
 
   touch(id: string, at: number): Promise<void> {
     const next = this.last.then(async () => {
-      const entries = ((await this.space.get('all')) ?? []).filter(([each]) => each !== id);
+      const day = dayOf(at);
+      const before = (await this.space.get(`row:${id}`)) as string | undefined;
+      if (before !== undefined && before !== day) {
+        const old = (await this.bucket(before)).filter(([each]) => each !== id);
+        await this.space.set(`day:${before}`, old);
+      }
+      const entries = (await this.bucket(day)).filter(([each]) => each !== id);
       entries.push([id, at]);
-      await this.space.set('all', entries);
+      await this.space.set(`day:${day}`, entries);
+      if (before !== day) await this.space.set(`row:${id}`, day);
+      const days = ((await this.space.get('days')) as string[] | undefined) ?? [];
+      if (!days.includes(day)) await this.space.set('days', [...days, day].sort());
     });
     this.last = next.catch(() => undefined);
     return next;
@@ -69,8 +88,13 @@ export class KeyvFeedbackIndex implements FeedbackIndex {
 
   async since(since: number): Promise<string[]> {
     await this.last;
-    const entries = (await this.space.get('all')) ?? [];
-    return entries
+    const first = dayOf(Math.max(0, since));
+    const days = (((await this.space.get('days')) as string[] | undefined) ?? []).filter(
+      (day) => day >= first,
+    );
+    const buckets = await Promise.all(days.map((day) => this.bucket(day)));
+    return buckets
+      .flat()
       .filter(([, at]) => at >= since)
       .sort((a, b) => b[1] - a[1])
       .map(([id]) => id);
