@@ -259,6 +259,11 @@ export function stateContract(name: string, factory: StoreFactory): void {
       expect(await ids({ since: now })).toEqual(['U2']);
       expect(await state.feedback.list({ workspace: 'slack:nowhere' })).toEqual([]);
       expect(await state.feedback.get(second.record.id)).toEqual(second.record);
+      // Changed two days later: listed once, at its new time.
+      now += 2 * 86_400_000;
+      await state.feedback.vote(remembered, 'U1', 'down');
+      expect(await ids({})).toEqual(['U1', 'U2']);
+      expect(await ids({ since: now })).toEqual(['U1']);
       await expect(state.feedback.vote(remembered, 'U1', 'meh' as unknown as 'up')).rejects.toThrow(
         /vote/,
       );
