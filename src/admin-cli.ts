@@ -1,6 +1,12 @@
 // `chatbridge admin <command …>`: the shared admin table from the shell. Talks to the configured
 // service, or to the embedded local service's data when none is configured.
-import { hasError, localFileReader, renderText, runAdminTokens } from './admin/index.js';
+import {
+  hasError,
+  localFileReader,
+  localFileWriter,
+  renderText,
+  runAdminTokens,
+} from './admin/index.js';
 import { loadConfig } from './config.js';
 import { DEMO_CHATBOT_NAME } from './embedded.js';
 import { connectToService } from './service-connection.js';
@@ -29,6 +35,7 @@ export async function runAdminCli(
         state,
         defaultChatbot,
         readFile: localFileReader(config.maxUploadBytes),
+        writeFile: localFileWriter(),
       });
       out.write(`${renderText(blocks)}\n`);
       return hasError(blocks) ? 1 : 0;

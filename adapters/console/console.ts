@@ -4,7 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { localFileReader, renderText, runAdminLine } from '../../src/admin/index.js';
+import {
+  localFileReader,
+  localFileWriter,
+  renderText,
+  runAdminLine,
+} from '../../src/admin/index.js';
 import type { AdminContext } from '../../src/admin/types.js';
 import type { ChatAdapter, Conversation, ThreadRef } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
@@ -69,6 +74,7 @@ export function createConsoleAdapter(
     state: deps.state,
     defaultChatbot: deps.defaultChatbot,
     readFile: localFileReader(deps.maxUploadBytes),
+    writeFile: localFileWriter(),
   });
 
   async function handleLine(raw: string): Promise<boolean> {

@@ -87,6 +87,7 @@ export function createDiscordAdapter(
     maxUploadBytes: config.maxUploadBytes,
     admins: config.admins,
     logger,
+    observer: deps.observer,
   });
 
   /** Runs an event's work without letting a failure escape into discord.js. */

@@ -13,6 +13,7 @@ import type { RateBudget } from '../../src/state/types.js';
 import { pacedRequests } from './budget.js';
 import type { DiscordAdapterConfig } from './config.js';
 import { shardClientOptions } from './shards.js';
+import { withEncodedForms } from './form-body.js';
 
 /** Nobody is pinged by anything the bot writes: not @everyone, roles, users or the replied-to. */
 export const NO_MENTIONS: MessageMentionOptions = { parse: [] };
@@ -69,9 +70,9 @@ export function createDiscordClient(
       ...(config.apiUrl ? { api: config.apiUrl } : {}),
       rejectOnRateLimit: shouldRejectOnRateLimit,
       // Paced by the shared budget first (replicas on one Redis spend from one bucket).
-      ...(options.rateBudget
-        ? { makeRequest: pacedRequests(options.rateBudget, botKey(config.token)) }
-        : {}),
+      makeRequest: withEncodedForms(
+        options.rateBudget ? pacedRequests(options.rateBudget, botKey(config.token)) : undefined,
+      ),
     },
   });
 }

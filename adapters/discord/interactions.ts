@@ -3,6 +3,7 @@
 // autocomplete from the admin table's `suggest`, attachments downloaded at once.
 import {
   ApplicationCommandOptionType,
+  AttachmentBuilder,
   MessageFlags,
   PermissionFlagsBits,
   type AutocompleteInteraction,
@@ -13,6 +14,7 @@ import {
 import type { Logger } from 'pino';
 import { findCommand, hasError, runAdminCommand, suggest } from '../../src/admin/index.js';
 import type { AdminCommand, AdminContext, AdminOutput, ArgSpec } from '../../src/admin/types.js';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
 import { NO_MENTIONS } from './client.js';
@@ -20,6 +22,7 @@ import { downloadAttachment, type FetchLike } from './commands/attachment.js';
 import { COMMAND_NAME, isReferenceKind, optionName } from './commands/build.js';
 import { renderAdminOutput } from './commands/render.js';
 import { postUploadNotice, type UploadNotice } from './commands/upload-notice.js';
+import { createFeedbackHandler, isFeedbackCustomId } from './feedback.js';
 import { DM_WORKSPACE, PLATFORM } from './messages.js';
 
 export interface InteractionDeps {
@@ -31,6 +34,8 @@ export interface InteractionDeps {
   admins?: readonly string[];
   logger: Logger;
   fetch?: FetchLike;
+  /** Told of feedback votes (metrics). */
+  observer?: BridgeObserver;
 }
 
 type AnyCommandInteraction = ChatInputCommandInteraction | AutocompleteInteraction;
@@ -88,13 +93,31 @@ function context(interaction: AnyCommandInteraction, deps: InteractionDeps): Adm
 
 export function createInteractionHandler(deps: InteractionDeps) {
   const { logger } = deps;
+  const feedback = createFeedbackHandler({
+    state: deps.state,
+    observer: deps.observer,
+    logger,
+    dmWorkspace: DM_WORKSPACE,
+  });
 
   async function answer(interaction: ChatInputCommandInteraction, output: AdminOutput[]) {
     const [first, ...more] = renderAdminOutput(output);
+    // Files a command made (an export) are attached to the first message.
+    const files = output.flatMap((block) =>
+      block.kind === 'file'
+        ? [new AttachmentBuilder(Buffer.from(block.bytes), { name: block.name })]
+        : [],
+    );
     const deferred = interaction.deferred || interaction.replied;
-    if (deferred) await interaction.editReply({ content: first, allowedMentions: NO_MENTIONS });
+    if (deferred)
+      await interaction.editReply({ content: first, files, allowedMentions: NO_MENTIONS });
     else
-      await interaction.reply({ content: first, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
+      await interaction.reply({
+        content: first,
+        files,
+        flags: EPHEMERAL,
+        allowedMentions: NO_MENTIONS,
+      });
     for (const content of more) {
       await interaction.followUp({ content, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
     }
@@ -203,6 +226,10 @@ export function createInteractionHandler(deps: InteractionDeps) {
       await complete(interaction);
     } else if (interaction.isChatInputCommand() && interaction.commandName === COMMAND_NAME) {
       await run(interaction);
+    } else if (interaction.isButton() && isFeedbackCustomId(interaction.customId)) {
+      await feedback.button(interaction);
+    } else if (interaction.isModalSubmit() && isFeedbackCustomId(interaction.customId)) {
+      await feedback.modal(interaction);
     }
   };
 }

@@ -24,6 +24,7 @@ import {
   hardSplit,
   renderFinal,
 } from './format.js';
+import { feedbackRow } from './feedback.js';
 import type { ChannelPace } from './pace.js';
 
 /** The parts of a channel the reply uses (a thread, a DM, a text channel). */
@@ -55,6 +56,8 @@ export interface DiscordReplyOptions {
 
 const UNKNOWN_MESSAGE = 10008;
 
+type Components = NonNullable<MessageCreateOptions['components']>;
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The retry delay of a 429 that discord.js surfaced, or undefined for other errors. */
@@ -79,6 +82,8 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
 
   const limits: SurfaceLimits = {
     maxChars: DISCORD_MAX_CHARS,
+    // 👍/👎 buttons under every complete answer (feedback.ts).
+    feedback: true,
     // Read before every edit: the channel's pace right now (busy channel, recent 429s).
     get minUpdateMs() {
       return pace.intervalMs(channel.id);
@@ -86,19 +91,28 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
     workingRefreshMs: options.workingRefreshMs ?? 8000,
   };
 
-  async function post(content: string): Promise<Message> {
+  async function post(content: string, components?: Components): Promise<Message> {
+    const extra = components ? { components } : {};
     const posted = await (options.replyTo
-      ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY })
-      : channel.send({ content, allowedMentions: NO_MENTIONS }));
+      ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY, ...extra })
+      : channel.send({ content, allowedMentions: NO_MENTIONS, ...extra }));
     await options.onPosted?.(posted);
     return posted;
   }
 
   /** Edits until Discord accepts it; a deleted message is posted anew. */
-  async function landEdit(message: Message, content: string): Promise<Message> {
+  async function landEdit(
+    message: Message,
+    content: string,
+    components?: Components,
+  ): Promise<Message> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await message.edit({ content, allowedMentions: NO_MENTIONS });
+        return await message.edit({
+          content,
+          allowedMentions: NO_MENTIONS,
+          ...(components ? { components } : {}),
+        });
       } catch (error) {
         const delay = rateLimitDelay(error);
         if (delay !== undefined && attempt < attempts) {
@@ -108,7 +122,7 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
         }
         if (error instanceof DiscordAPIError && error.code === UNKNOWN_MESSAGE) {
           logger.warn({ channel: channel.id }, 'discord: answer message was deleted; posting anew');
-          return post(content);
+          return post(content, components);
         }
         throw error;
       }
@@ -158,8 +172,16 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
           try {
             const notice = content.notice && discordNotice(content.notice, options.inDm ?? false);
             const [first, ...more] = renderFinal({ ...content, notice });
-            if (first !== undefined && first !== shown) message = await landEdit(message, first);
-            for (const extra of more) message = await post(extra);
+            // The buttons go on the answer's last message, whichever that is.
+            const row = content.feedback && feedbackRow(content.feedback.answerId);
+            const buttons = row ? [row] : undefined;
+            const last = more.length === 0 ? buttons : undefined;
+            if (first !== undefined && (first !== shown || last)) {
+              message = await landEdit(message, first, last);
+            }
+            for (const [i, extra] of more.entries()) {
+              message = await post(extra, i === more.length - 1 ? buttons : undefined);
+            }
           } finally {
             release();
           }

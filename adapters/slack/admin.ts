@@ -13,6 +13,7 @@ import type { ServiceClient } from '../../src/service/api.js';
 import type { StateStore } from '../../src/state/types.js';
 import { adminBlocks, adminFallbackText } from './admin-render.js';
 import { downloadSlackFile, SlackFileError } from './download.js';
+import { deliverFiles } from './file-upload.js';
 import { unescapeMrkdwn } from './format.js';
 import {
   QA_CALLBACK,
@@ -187,7 +188,17 @@ export class SlackAdmin {
         command.user_id,
         command.trigger_id,
       );
-      if (output) await reply(output);
+      if (output) {
+        await reply(
+          await deliverFiles(
+            this.deps.api,
+            this.deps.logger,
+            origin.workspace,
+            command.user_id,
+            output,
+          ),
+        );
+      }
     } catch (caught) {
       this.deps.logger.error({ err: caught }, 'slack: /chatbridge failed');
       await reply([error('Something went wrong running that command; see the bridge logs.')]);

@@ -17,6 +17,7 @@ import type { SlackAdapterConfig } from './config.js';
 import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
 import { WorkspaceFeatures } from './features.js';
 import { INSTALL_PATH, registerRevocations, setUpOAuth } from './oauth.js';
+import { registerFeedback } from './feedback.js';
 import { Pacer } from './pacing.js';
 import { SlackUsers } from './users.js';
 import { drain, isShuttingDown, ShuttingDownError } from './shutdown.js';
@@ -191,6 +192,7 @@ export function createSlackAdapter(
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
   admin.register(app, track);
+  registerFeedback(app, { api, logger, state: deps.state, observer: deps.observer }, track);
   app.error(async (caught) => {
     if (isShuttingDown(caught)) throw caught; // makes the receiver answer 500
     logger.error({ err: caught }, 'slack: bolt error');

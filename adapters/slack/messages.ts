@@ -6,6 +6,7 @@
 import type { FinalContent, ReplyMessage } from '../../src/bridge/types.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { isTransientError } from './features.js';
+import { feedbackBlock } from './feedback.js';
 import { fallbackText, finalBlocks, sourceBlocks, noticeBlock } from './format.js';
 import { errorCode, messageTs, type SlackApi } from './web.js';
 
@@ -71,7 +72,10 @@ export class EditedMessage implements ReplyMessage {
 
   async finish(content: FinalContent): Promise<void> {
     const { api, place } = this.options;
-    const blocks = finalBlocks(content.text, content.sources, content.notice);
+    const blocks = [
+      ...finalBlocks(content.text, content.sources, content.notice),
+      ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
+    ];
     await api.deliver(place.workspace, 'chat.update', {
       channel: place.channel,
       ts: this.ts,
@@ -180,6 +184,7 @@ export class StreamedMessage implements ReplyMessage {
     const blocks = [
       ...sourceBlocks(content.sources),
       ...(content.notice ? [noticeBlock(content.notice)] : []),
+      ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
     ];
     try {
       this.streaming = false;

@@ -49,6 +49,8 @@ export function slackLimits(nativeStreaming: boolean): SurfaceLimits {
     minUpdateMs: nativeStreaming ? SLACK_STREAM_UPDATE_MS : EDIT_INTERVAL_MS,
     maxMessageAgeMs: SLACK_MAX_MESSAGE_AGE_MS,
     workingRefreshMs: SLACK_WORKING_REFRESH_MS,
+    // 👍/👎 under every complete answer (feedback.ts).
+    feedback: true,
   };
 }
 

@@ -105,10 +105,28 @@ function coerceOne(spec: ArgSpec, raw: unknown): unknown {
       return Array.isArray(raw) ? raw.map((part) => text(spec, part)) : splitList(spec, raw);
     case 'variables':
       return variables(spec, raw);
+    case 'duration':
+      return duration(spec, raw);
     case 'file':
       if (isAdminFile(raw)) return raw;
       return text(spec, raw);
   }
+}
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+/** Ten years: anything longer is a typo, not a window. */
+const MAX_DURATION_MS = 3650 * 86_400_000;
+
+/** `30m`, `12h`, `7d`, `2w` → milliseconds. */
+function duration(spec: ArgSpec, raw: unknown): number {
+  const value = text(spec, raw).trim().toLowerCase();
+  const match = /^(\d+)\s*([mhdw])$/.exec(value);
+  const rule = 'must be a length of time: a whole number and m, h, d or w, like 30m, 12h, 7d, 2w';
+  if (!match) return fail(spec, `${rule} (got "${String(raw)}")`);
+  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
+  if (ms <= 0) return fail(spec, 'must be longer than 0');
+  if (ms > MAX_DURATION_MS) return fail(spec, 'must be at most 3650d (ten years)');
+  return ms;
 }
 
 function number(spec: ArgSpec, raw: unknown): number {

@@ -9,4 +9,4 @@ export { usage, commandHelp } from './usage.js';
 export { commandName } from './args.js';
 export { AdminInputError, AdminRefusal } from './errors.js';
 export { currentChatbot } from './resolve.js';
-export { DEFAULT_MAX_UPLOAD_BYTES, localFileReader } from './local-file.js';
+export { DEFAULT_MAX_UPLOAD_BYTES, localFileReader, localFileWriter } from './local-file.js';

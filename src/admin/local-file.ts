@@ -1,7 +1,7 @@
 // Files named by a path (the terminal chat, `chatbridge admin`), read only within the upload
 // limit that Slack and Discord attachments also obey, so every surface refuses the same files.
-import { readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { AdminFile } from './types.js';
 
 /** The largest file `source upload` takes when CHATBRIDGE_MAX_UPLOAD_BYTES is not set (10 MiB). */
@@ -21,5 +21,17 @@ export function localFileReader(
       );
     }
     return { name: basename(path), bytes: new Uint8Array(await readFile(path)) };
+  };
+}
+
+/** Writes a file a command made (an export) at a path relative to `cwd`; gives the full path. */
+export function localFileWriter(
+  cwd = process.cwd(),
+): (path: string, bytes: Uint8Array) => Promise<string> {
+  return async (path, bytes) => {
+    const full = resolve(cwd, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, bytes);
+    return full;
   };
 }

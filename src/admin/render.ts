@@ -45,6 +45,8 @@ export function renderBlock(block: AdminOutput): string {
       return `${MARK[block.tone]} ${block.text}`;
     case 'text':
       return block.text;
+    case 'file':
+      return `📎 ${block.name} (${block.bytes.length.toLocaleString('en-US')} bytes)`;
   }
 }
 

@@ -3,6 +3,7 @@ import { commandName } from './args.js';
 import { agentCommands } from './commands/agent.js';
 import { assistantCommands } from './commands/assistant.js';
 import { chatbotCommands } from './commands/chatbot.js';
+import { feedbackCommands } from './commands/feedback.js';
 import { helpCommand } from './commands/help.js';
 import { sessionCommands } from './commands/session.js';
 import { sourceCommands } from './commands/source.js';
@@ -18,6 +19,7 @@ export const adminCommands: readonly AdminCommand[] = Object.freeze([
   ...sessionCommands,
   ...threadContextCommands,
   ...assistantCommands,
+  ...feedbackCommands,
   helpCommand(() => adminCommands),
 ]);
 

@@ -18,6 +18,7 @@ import type { StateStore } from '../state/types.js';
  *   attachment in ctx.file (Discord: an attachment option). May also arrive as an AdminFile.
  * - list: comma-separated text values (→ string[]).
  * - variables: agent variables, as a JSON array/object or a `name=value,name2=value2` list.
+ * - duration: a length of time such as 30m, 12h, 7d or 2w (→ milliseconds).
  * - chatbot | agent | source | tag: a reference by name (case-insensitive) or uuid, resolved
  *   against the current chatbot. Discord: a string option with autocomplete (see `suggest`).
  */
@@ -33,6 +34,7 @@ export type ArgKind =
   | 'file'
   | 'list'
   | 'variables'
+  | 'duration'
   | 'chatbot'
   | 'agent'
   | 'source'
@@ -57,10 +59,23 @@ export interface ArgSpec {
   /** For kind 'number'. */
   readonly min?: number;
   readonly max?: number;
+  /**
+   * Only where files are written on this machine (CLI and terminal chat, ctx.writeFile):
+   * platforms leave it out of their slash commands.
+   */
+  readonly localOnly?: boolean;
 }
 
 export type AdminNoun =
-  'chatbot' | 'agent' | 'source' | 'tag' | 'session' | 'thread-context' | 'assistant' | 'help';
+  | 'chatbot'
+  | 'agent'
+  | 'source'
+  | 'tag'
+  | 'session'
+  | 'thread-context'
+  | 'assistant'
+  | 'feedback'
+  | 'help';
 
 /**
  * Parsed and checked argument values by ArgSpec name. Absent optional arguments are absent.
@@ -113,6 +128,11 @@ export interface AdminContext {
   file?: AdminFile;
   /** Reads a `file` argument given as a path (CLI/console). Absent: paths are refused. */
   readFile?(path: string): Promise<AdminFile>;
+  /**
+   * Writes a file a command made (CLI and terminal chat) and returns where it went. Absent on
+   * platforms: there the command answers with a FileBlock and the surface attaches it.
+   */
+  writeFile?(path: string, bytes: Uint8Array): Promise<string>;
   /** Clock for records; defaults to the system clock. */
   now?: () => Date;
 }
@@ -144,8 +164,16 @@ export interface TextBlock {
   text: string;
 }
 
+/** A file made for the admin (an export): uploaded or attached by the platform surfaces. */
+export interface FileBlock {
+  kind: 'file';
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
 /** One platform-neutral block of a command's answer; a command answers with an array. */
-export type AdminOutput = TableBlock | FieldsBlock | NoticeBlock | TextBlock;
+export type AdminOutput = TableBlock | FieldsBlock | NoticeBlock | TextBlock | FileBlock;
 
 export interface Suggestion {
   /** Shown to the user (≤ 100 characters). */

@@ -18,6 +18,8 @@ function placeholder(spec: ArgSpec): string {
       return 'name=value,…';
     case 'list':
       return 'A,B,…';
+    case 'duration':
+      return 'AGE';
     case 'switch':
       return '';
     default:

@@ -10,6 +10,7 @@ import { Limiter } from '../state/limiter.js';
 import type { SessionRef, StateStore } from '../state/types.js';
 import { ChatbotDirectory } from './chatbots.js';
 import { firstQuestionQuery } from './context-query.js';
+import { rememberAnswer } from './feedback.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import {
   DEFAULT_RATE_LIMIT_TEXT,
@@ -165,7 +166,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
     query: string,
     streamed: string,
     signal: AbortSignal,
-  ): Promise<FinalAnswer> {
+  ): Promise<{ answer: FinalAnswer; messageUuid?: string }> {
     const messages = await client.listMessages(sessionUuid, { signal }).catch((error: unknown) => {
       log.warn({ err: error, session: sessionUuid }, 'reading the stored message failed');
       return [];
@@ -194,7 +195,7 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
     const answer: FinalAnswer = { text, sources };
     if (stored?.error_message) answer.notice = inBandErrorNotice(stored.error_message);
     else if (text.trim() === '') answer.notice = emptyAnswerNotice();
-    return answer;
+    return { answer, ...(stored?.uuid ? { messageUuid: stored.uuid } : {}) };
   }
 
   async function failedAnswer(
@@ -265,7 +266,20 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
         } finally {
           release();
         }
-        final = await finalAnswer(sessionUuid, chatbotUuid, query, streamed, signal);
+        const read = await finalAnswer(sessionUuid, chatbotUuid, query, streamed, signal);
+        final = read.answer;
+        // Only a complete answer the service stored can be rated, where the surface takes votes.
+        if (target.limits.feedback && read.messageUuid && !final.notice) {
+          const ref = await rememberAnswer(state, log, {
+            message: m,
+            chatbotUuid,
+            sessionUuid,
+            messageUuid: read.messageUuid,
+            text: final.text,
+            at: clock.now(),
+          });
+          if (ref) final.feedback = ref;
+        }
       }
     } catch (error) {
       log.warn({ err: error, thread: key }, 'answer failed');

@@ -14,12 +14,21 @@ import {
   planFinal,
   type PlannedText,
 } from './final-layout.js';
-import type { FinalContent, Notice, ReplyMessage, ReplyTarget, Source } from './types.js';
+import type {
+  AnswerRef,
+  FinalContent,
+  Notice,
+  ReplyMessage,
+  ReplyTarget,
+  Source,
+} from './types.js';
 
 export interface FinalAnswer {
   text: string;
   sources: Source[];
   notice?: Notice;
+  /** Votes may be cast on this answer: its last message carries the reference. */
+  feedback?: AnswerRef;
 }
 
 export interface FinishContext {
@@ -80,6 +89,7 @@ export async function finishAnswer(
       text: held.planned.text,
       sources: answer.sources,
       ...(answer.notice ? { notice: answer.notice } : {}),
+      ...(answer.feedback ? { feedback: answer.feedback } : {}),
     });
   }
 }
@@ -115,6 +125,8 @@ async function foldIntoHeld(
     text: folded.text,
     sources: answer.sources,
     ...(folded.notice ? { notice: folded.notice } : {}),
+    // Votes are for the answer as given: not for one cut short on screen.
+    ...(answer.feedback && folded.complete ? { feedback: answer.feedback } : {}),
   });
 }
 

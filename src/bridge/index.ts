@@ -13,3 +13,15 @@ export { safeMarkdown, safeMarkdownParts, type SafeView } from './safe-markdown.
 export { CONTINUATION_MARKER } from './final-layout.js';
 export { NOT_CONFIGURED_TEXT } from './notices.js';
 export { systemClock, type Clock } from './clock.js';
+export {
+  castVote,
+  giveReason,
+  voteAcknowledgement,
+  FEEDBACK_REASON_MAX,
+  REASON_THANKS,
+  type FeedbackDeps,
+  type VoteInput,
+  type VoteOutcome,
+  type FeedbackRecord,
+  type FeedbackVote,
+} from './feedback.js';

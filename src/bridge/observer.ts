@@ -25,6 +25,8 @@ export interface BridgeObserver {
   platformCall?(platform: string, method: string, outcome: PlatformCallOutcome): void;
   /** An event was delivered again (retry, replica, reconnect) and was not answered twice. */
   duplicateEvent?(platform: string): void;
+  /** A person's 👍 (up) or 👎 (down) on an answer was recorded, or changed to this. */
+  feedbackVote?(platform: string, vote: 'up' | 'down'): void;
 }
 
 export const silentObserver: BridgeObserver = {};

@@ -56,6 +56,20 @@ export interface SurfaceLimits {
   maxMessageAgeMs?: number;
   /** How often the "working" indicator must be refreshed while waiting (Discord typing ~8 s). */
   workingRefreshMs?: number;
+  /**
+   * Whether the surface shows 👍/👎 controls under a final answer. The engine then remembers
+   * the answer (state.feedback) and hands its reference to the last message's finish().
+   */
+  feedback?: boolean;
+}
+
+/**
+ * A final answer people may vote on, in platform-neutral terms: the adapter renders its own
+ * controls carrying `answerId` (short enough for any button key) and looks the answer up by it.
+ */
+export interface AnswerRef {
+  /** The service's uuid of the stored message; state.feedback.answer() finds it. */
+  answerId: string;
 }
 
 /** One numbered source under an answer. */
@@ -95,6 +109,8 @@ export interface FinalContent {
   sources: Source[];
   /** Set on the last message of an answer that failed. */
   notice?: Notice;
+  /** On the last message of a complete answer, where the surface takes votes (limits.feedback). */
+  feedback?: AnswerRef;
 }
 
 /** Given by the adapter for one answer in one thread. */

@@ -109,6 +109,12 @@ export function createBridgeMetrics(options: BridgeMetricsOptions = {}): BridgeM
     labelNames: ['platform'] as const,
     registers: [registry],
   });
+  const feedbackVotes = new Counter({
+    name: 'chatbridge_feedback_votes_total',
+    help: 'Votes on answers recorded (a changed vote counts as its new value), by platform and vote (up, down).',
+    labelNames: ['platform', 'vote'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'chatbridge_threads_waiting',
     help: 'Messages waiting for the earlier messages of their thread (per-thread queue).',
@@ -154,6 +160,9 @@ export function createBridgeMetrics(options: BridgeMetricsOptions = {}): BridgeM
     },
     duplicateEvent(platform: string) {
       duplicates.inc({ platform });
+    },
+    feedbackVote(platform: string, vote: 'up' | 'down') {
+      feedbackVotes.inc({ platform, vote });
     },
   };
 

@@ -1,7 +1,8 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
 // registry of data sources, event de-duplication, per-thread locks and the message →
-// conversation links of reply chains, per-workspace thread-context settings, and assistant
-// threads' viewing contexts and greetings on one store.
+// conversation links of reply chains, per-workspace thread-context settings, assistant
+// threads' viewing contexts and greetings, Slack installations and votes on answers (feedback)
+// on one store.
 //
 //   memory://                 this process only, gone on exit (tests, trials)
 //   sqlite://path             the embedded default; survives restarts; ONE process only
@@ -10,6 +11,12 @@
 import { silentLogger, type Logger } from '../log.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
+import {
+  DEFAULT_ANSWER_TTL_MS,
+  KeyvFeedbackIndex,
+  KeyvFeedbackStore,
+  RedisFeedbackIndex,
+} from './feedback.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { KeyvSealedMap } from './installations.js';
 import { Limiter } from './limiter.js';
@@ -36,6 +43,13 @@ export {
   type InstallationRecord,
 } from './installations.js';
 export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
+export {
+  ANSWER_EXCERPT_CHARS,
+  DEFAULT_ANSWER_TTL_MS,
+  QUESTION_CHARS,
+  REASON_CHARS,
+  feedbackId,
+} from './feedback.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
@@ -64,6 +78,8 @@ export interface StateOptions {
   maxConcurrent?: number;
   /** How long a reply link (state.replyLinks) lasts after it was set. Default 30 days. */
   replyLinkTtlMs?: number;
+  /** How long an answer can be voted on after it was given. Default 90 days. */
+  answerTtlMs?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
   /** Redis: how long the first connection may take before openState fails. Default 5 s. */
@@ -104,6 +120,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     options.replyLinkTtlMs,
     DEFAULT_REPLY_LINK_TTL_MS,
   );
+  const answerTtlMs = positiveInteger('answerTtlMs', options.answerTtlMs, DEFAULT_ANSWER_TTL_MS);
   const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
@@ -155,6 +172,15 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       viewingContexts: new KeyvViewingContextMap(space('viewing-contexts')),
       assistantSettings: new KeyvAssistantSettings(space('assistant-settings')),
       installations: new KeyvSealedMap(space('installations')),
+      feedback: new KeyvFeedbackStore(
+        space('feedback-answers'),
+        space('feedback'),
+        redis
+          ? new RedisFeedbackIndex(redis, prefix)
+          : new KeyvFeedbackIndex(space('feedback-index')),
+        now,
+        answerTtlMs,
+      ),
       close() {
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());

@@ -140,6 +140,74 @@ export interface AssistantSettingsMap {
   delete(place: string): Promise<void>;
 }
 
+/** A person's verdict on one answer. */
+export type FeedbackVote = 'up' | 'down';
+
+/**
+ * An answer people may vote on, remembered when it was given: a vote names only the answer
+ * (a platform button carries a short key), and the row it makes needs the rest.
+ */
+export interface AnswerRecord {
+  /** The service's uuid of the stored message (question and answer). */
+  messageUuid: string;
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+  chatbotUuid: string;
+  sessionUuid: string;
+  /** The question as the person wrote it (without any thread context sent along). */
+  question: string;
+  /** The start of the final answer text (feedback.ts caps it). */
+  answerExcerpt: string;
+  /** ISO timestamp. */
+  answeredAt: string;
+}
+
+/** One person's vote on one answer: changing the vote replaces it (key platform:workspace:answer:user). */
+export interface FeedbackRecord extends AnswerRecord {
+  /** Short, stable id of the row (the same for every change of this person's vote). */
+  id: string;
+  userId: string;
+  vote: FeedbackVote;
+  /** Why a 👎, when the person said; cleared when the vote becomes 👍. */
+  reason?: string;
+  /** ISO timestamps: the first vote, and the latest change. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FeedbackFilter {
+  /** Only rows changed at or after this time (ms since epoch). */
+  since?: number;
+  chatbotUuid?: string;
+  vote?: FeedbackVote;
+  /** Only rows of this "platform:workspace". */
+  workspace?: string;
+}
+
+/** Votes on answers, and the answers they may be cast on. No token or secret is ever kept. */
+export interface FeedbackStore {
+  rememberAnswer(answer: AnswerRecord): Promise<void>;
+  /** The remembered answer; undefined when unknown or older than the answer TTL. */
+  answer(
+    platform: string,
+    workspace: string,
+    messageUuid: string,
+  ): Promise<AnswerRecord | undefined>;
+  /** Records the person's vote, replacing an earlier one; `previous` is the vote it replaced. */
+  vote(
+    answer: AnswerRecord,
+    userId: string,
+    vote: FeedbackVote,
+  ): Promise<{ record: FeedbackRecord; previous?: FeedbackVote }>;
+  /** Sets the reason of a 👎 row; undefined when the row is unknown or no longer a 👎. */
+  setReason(id: string, reason: string): Promise<FeedbackRecord | undefined>;
+  get(id: string): Promise<FeedbackRecord | undefined>;
+  /** Matching rows, newest change first. */
+  list(filter?: FeedbackFilter): Promise<FeedbackRecord[]>;
+}
+
 export interface Dedup {
   /** True for the first claim of a key within ttlMs, false for every later one (any replica). */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -183,5 +251,7 @@ export interface StateStore {
   readonly assistantSettings: AssistantSettingsMap;
   /** Platform installations made through OAuth, sealed (see installations.ts). */
   readonly installations: SealedMap;
+  /** Votes on answers (👍/👎) and the answers they are cast on. */
+  readonly feedback: FeedbackStore;
   close(): Promise<void>;
 }

@@ -57,11 +57,15 @@ describe('/chatbridge built from the admin table', () => {
       'session',
       'thread-context',
       'assistant',
+      'feedback',
     ]);
     for (const command of adminCommands.filter((c) => c.verb !== '')) {
       const option = sub(json, command.noun, command.verb);
       expect(option.options?.map((o) => o.name).sort() ?? []).toEqual(
-        command.args.map((a) => a.name).sort(),
+        command.args
+          .filter((a) => !a.localOnly)
+          .map((a) => a.name)
+          .sort(),
       );
     }
     expect(json.options.find((o) => o.name === 'help')?.type).toBe(T.Subcommand);

@@ -1,7 +1,7 @@
 // The whole path for Discord tests and the bench: the fake Discord, the real engine, the real
 // service client and the local service, whose answers the test scripts (pieces and citations)
 // and releases piece by piece through the service's pacer.
-import { createConversation } from '../../src/bridge/index.js';
+import { createConversation, type BridgeObserver } from '../../src/bridge/index.js';
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
@@ -49,6 +49,8 @@ export async function startEngineRig(
     messageContent?: MessageContentMode;
     /** The gateway shards the adapter holds (DISCORD_SHARDS); default one, 0 of 1. */
     shards?: DiscordShards;
+    /** Told of REST calls and feedback votes (metrics). */
+    observer?: BridgeObserver;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -92,6 +94,7 @@ export async function startEngineRig(
     ...(options.sharedBudget ? { rateBudget: state.rateBudget } : {}),
     messageContent: options.messageContent,
     ...(options.shards ? { shards: options.shards } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await client.createChatbot({

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
 import type { MessageContentMode } from '../../adapters/discord/config.js';
 import type { DiscordShards } from '../../adapters/discord/shards.js';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type {
   Conversation,
   IncomingMessage,
@@ -86,6 +87,8 @@ export async function startRig(
     rateBudget?: RateBudget;
     /** The gateway shards this adapter holds (DISCORD_SHARDS); default one, 0 of 1. */
     shards?: DiscordShards;
+    /** Told of REST calls and feedback votes (metrics). */
+    observer?: BridgeObserver;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -109,6 +112,7 @@ export async function startRig(
         (process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger),
       minUpdateMs: options.minUpdateMs ?? 50,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
     },
   );
   await adapter.start();

@@ -1,7 +1,7 @@
 // The whole chain for end-to-end tests and the benchmark: the real engine and service client
 // against the local service (with scripted answers where a test needs exact text), the Slack
 // adapter against the fake Web API.
-import { createConversation } from '../../src/bridge/index.js';
+import { createConversation, type BridgeObserver } from '../../src/bridge/index.js';
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
@@ -38,6 +38,8 @@ export interface ChainOptions {
   pace?: (pieceIndex: number, signal: AbortSignal) => Promise<void>;
   admins?: string[];
   methodLimits?: Record<string, number>;
+  /** Told of API calls and feedback votes (metrics). */
+  observer?: BridgeObserver;
 }
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
@@ -79,6 +81,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     ...(options.fake ? { fake: options.fake } : {}),
     ...(options.admins ? { admins: options.admins } : {}),
     ...(options.methodLimits ? { methodLimits: options.methodLimits } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
   return {
     harness,

@@ -59,6 +59,9 @@ export class FakeSlack {
   /** Every request to /files/…: the Authorization header it carried. */
   readonly fileRequests: { path: string; authorization?: string }[] = [];
   readonly responses: { path: string; body: Args }[] = [];
+  /** Bytes POSTed to the upload URLs files.getUploadURLExternal handed out, by file id. */
+  readonly uploads = new Map<string, Buffer>();
+  private uploadSeq = 0;
   readonly acks: Args[] = [];
   /** Workspaces installable through oauth.v2.access, and the tokens handed out. */
   readonly oauth = new FakeOAuth();
@@ -180,6 +183,13 @@ export class FakeSlack {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.origin);
+    if (url.pathname.startsWith('/upload/')) {
+      // Upload URLs need no token: Slack signs them.
+      this.uploads.set(url.pathname.slice('/upload/'.length), await readBytes(req));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK - 1');
+      return;
+    }
     const body = await readBody(req);
     if (url.pathname.startsWith('/files/')) return this.serveFile(url.pathname, req, res);
     if (url.pathname.startsWith('/response/')) {
@@ -308,6 +318,14 @@ export class FakeSlack {
         return ws.replies(args, this.oauth.botUserOf(authorization) ?? BOT_USER);
       case 'views.open':
         return ws.openView(args);
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${String(args.users)}` } };
+      case 'files.getUploadURLExternal': {
+        const id = `F${++this.uploadSeq}`;
+        return { ok: true, file_id: id, upload_url: `${this.origin}/upload/${id}` };
+      }
+      case 'files.completeUploadExternal':
+        return { ok: true, files: args.files };
       default:
         return { ok: false, error: 'unknown_method' };
     }
@@ -366,6 +384,15 @@ export class FakeSlack {
   }
 }
 
+function readBytes(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -417,6 +444,7 @@ const JSON_FIELDS = new Set([
   'chunks',
   'metadata',
   'attachments',
+  'files',
 ]);
 
 /** The Web API client sends forms with objects as JSON text; JSON bodies are taken as they are. */

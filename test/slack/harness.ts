@@ -1,6 +1,7 @@
 // Runs the real Slack adapter (Bolt, HTTP mode) against the fake Web API, and drives it with
 // signed requests as Slack would send them.
 import { createHmac } from 'node:crypto';
+import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { Conversation } from '../../src/bridge/types.js';
 import type { Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
@@ -47,6 +48,8 @@ export interface HarnessOptions {
   /** Many workspaces installed through OAuth instead of BOT_TOKEN (oauth-flow.ts installs). */
   oauth?: SlackOAuthConfig;
   logger?: Logger;
+  /** Told of API calls and feedback votes (metrics). */
+  observer?: BridgeObserver;
 }
 
 let eventSeq = 0;
@@ -90,6 +93,7 @@ export class Harness {
         ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
         ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.observer ? { observer: options.observer } : {}),
       },
     );
     await adapter.start();

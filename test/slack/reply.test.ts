@@ -223,6 +223,7 @@ describe('Slack reply surface', () => {
       minUpdateMs: 250,
       maxMessageAgeMs: 270_000,
       workingRefreshMs: 100_000,
+      feedback: true,
     });
     const stop = harness.fake.callsOf('chat.stopStream')[0]!;
     expect(stop.args.markdown_text).toBe(' and [2].');

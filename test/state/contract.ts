@@ -250,6 +250,103 @@ export function stateContract(name: string, factory: StoreFactory): void {
       expect(await reopened.fetch(name)).toBeUndefined();
     });
 
+    it('feedback: one row per person and answer, changed in place, listed newest first', async () => {
+      let now = Date.parse('2025-05-01T10:00:00Z');
+      const state = await open({ now: () => now });
+      const workspace = unique('T');
+      const scope = `slack:${workspace}`;
+      const answer = {
+        messageUuid: unique('m'),
+        platform: 'slack',
+        workspace,
+        channel: 'C1',
+        thread: '1.0',
+        chatbotUuid: 'bot-a',
+        sessionUuid: 's-1',
+        question: 'How long do refunds take?',
+        answerExcerpt: 'a'.repeat(600),
+        answeredAt: '2025-05-01T09:59:00.000Z',
+      };
+      // Only the known fields are kept, whatever a caller passes along.
+      await state.feedback.rememberAnswer({ ...answer, token: 'xoxb-secret' } as typeof answer);
+      const remembered = (await state.feedback.answer('slack', workspace, answer.messageUuid))!;
+      expect(remembered.answerExcerpt).toHaveLength(500);
+      expect(JSON.stringify(remembered)).not.toContain('secret');
+      expect(await state.feedback.answer('discord', workspace, answer.messageUuid)).toBeUndefined();
+
+      const first = await state.feedback.vote(remembered, 'U1', 'down');
+      expect(first.previous).toBeUndefined();
+      expect((await state.feedback.setReason(first.record.id, ' wrong period '))?.reason).toBe(
+        'wrong period',
+      );
+      now += 60_000;
+      const again = await state.feedback.vote(remembered, 'U1', 'down');
+      expect(again).toMatchObject({ previous: 'down', record: { reason: 'wrong period' } });
+      now += 60_000;
+      const up = await state.feedback.vote(remembered, 'U1', 'up');
+      expect(up.previous).toBe('down');
+      expect(up.record).toMatchObject({
+        id: first.record.id,
+        vote: 'up',
+        createdAt: '2025-05-01T10:00:00.000Z',
+        updatedAt: '2025-05-01T10:02:00.000Z',
+      });
+      expect(up.record.reason).toBeUndefined();
+      // A reason belongs to a 👎 only.
+      expect(await state.feedback.setReason(first.record.id, 'late')).toBeUndefined();
+
+      now += 60_000;
+      const other = { ...remembered, messageUuid: unique('m'), chatbotUuid: 'bot-b' };
+      const second = await state.feedback.vote(other, 'U2', 'down');
+      expect(second.record.id).not.toBe(first.record.id);
+
+      const ids = async (filter: Parameters<typeof state.feedback.list>[0]) =>
+        (await state.feedback.list({ workspace: scope, ...filter })).map((row) => row.userId);
+      expect(await ids({})).toEqual(['U2', 'U1']);
+      expect(await ids({ vote: 'down' })).toEqual(['U2']);
+      expect(await ids({ chatbotUuid: 'bot-a' })).toEqual(['U1']);
+      expect(await ids({ since: now })).toEqual(['U2']);
+      expect(await state.feedback.list({ workspace: 'slack:nowhere' })).toEqual([]);
+      expect(await state.feedback.get(second.record.id)).toEqual(second.record);
+      // Changed two days later: listed once, at its new time.
+      now += 2 * 86_400_000;
+      await state.feedback.vote(remembered, 'U1', 'down');
+      expect(await ids({})).toEqual(['U1', 'U2']);
+      expect(await ids({ since: now })).toEqual(['U1']);
+      await expect(state.feedback.vote(remembered, 'U1', 'meh' as unknown as 'up')).rejects.toThrow(
+        /vote/,
+      );
+      await expect(state.feedback.vote(remembered, '', 'up')).rejects.toThrow(/userId/);
+    });
+
+    it('feedback: concurrent votes of many people all reach the index', async () => {
+      const a = await open();
+      // Redis replicas share one store: half the votes go through a second connection.
+      const b = name === 'redis' ? await open() : a;
+      const workspace = unique('T');
+      const answer = {
+        messageUuid: unique('m'),
+        platform: 'discord',
+        workspace,
+        channel: 'C1',
+        thread: 'T1',
+        chatbotUuid: 'bot-a',
+        sessionUuid: 's-1',
+        question: 'q',
+        answerExcerpt: 'a',
+        answeredAt: '2025-05-01T09:59:00.000Z',
+      };
+      await a.feedback.rememberAnswer(answer);
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          (i % 2 ? b : a).feedback.vote(answer, `U${i}`, i % 3 ? 'up' : 'down'),
+        ),
+      );
+      const rows = await a.feedback.list({ workspace: `discord:${workspace}` });
+      expect(rows).toHaveLength(30);
+      expect(new Set(rows.map((row) => row.userId)).size).toBe(30);
+    });
+
     it('reply links expire replyLinkTtlMs after they were set, by the store clock', async () => {
       let now = Date.parse('2025-03-04T05:06:07Z');
       const state = await open({ now: () => now, replyLinkTtlMs: 60_000 });

@@ -79,7 +79,9 @@ export function optionFor(spec: ArgSpec): APIApplicationCommandBasicOption {
 
 function subcommand(command: AdminCommand, name: string): APIApplicationCommandSubcommandOption {
   // Discord wants the required options first; the table's order is kept otherwise.
-  const options = [...command.args]
+  // Arguments for the command line only (a path to write to) have no place here.
+  const options = command.args
+    .filter((spec) => !spec.localOnly)
     .sort((a, b) => Number(b.required) - Number(a.required))
     .map(optionFor);
   return {

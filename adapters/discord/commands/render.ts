@@ -56,6 +56,9 @@ function renderBlock(block: AdminOutput): Rendered {
     }
     case 'text':
       return { head: '', lines: unfence(block.text.trimEnd()).split('\n'), fenced: true };
+    case 'file':
+      // The file itself goes along as an attachment (interactions.ts).
+      return { head: '', lines: [`\u{1f4ce} ${inline(block.name)}`], fenced: false };
   }
 }
 

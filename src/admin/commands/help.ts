@@ -12,6 +12,7 @@ export const HELP_NOUNS: readonly AdminNoun[] = [
   'session',
   'thread-context',
   'assistant',
+  'feedback',
 ];
 
 export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand {

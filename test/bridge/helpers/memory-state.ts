@@ -1,5 +1,7 @@
 // A minimal in-memory StateStore for engine tests: maps, and per-thread FIFO locks as promise
 // chains (the real stores are tested in test/state).
+import { Keyv } from 'keyv';
+import { KeyvFeedbackIndex, KeyvFeedbackStore } from '../../../src/state/feedback.js';
 import { LocalRateBudget } from '../../../src/state/rate-budget.js';
 import type {
   AssistantSetting,
@@ -95,6 +97,7 @@ export function memoryState() {
       set: async (k, v) => void installations.set(k, v),
       delete: async (k) => void installations.delete(k),
     },
+    feedback: new KeyvFeedbackStore(new Keyv(), new Keyv(), new KeyvFeedbackIndex(new Keyv())),
     close: async () => {},
   };
   return { state, sessions, bindings, sources, locks, threadContext };

@@ -330,10 +330,13 @@ export class FakeDiscord extends EventEmitter {
     const url = new URL(req.url ?? '/', 'http://fake');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks);
+    const text = raw.toString('utf8');
     let body: unknown = text;
-    if ((req.headers['content-type'] ?? '').includes('application/json') && text !== '')
-      body = JSON.parse(text);
+    const type = req.headers['content-type'] ?? '';
+    if (type.includes('application/json') && text !== '') body = JSON.parse(text);
+    // Files (an interaction reply's attachments): payload_json plus the files, kept as `files`.
+    if (type.includes('multipart/form-data')) body = await multipartBody(raw, type);
     const path = decodeURIComponent(url.pathname).replace(/^\/api(\/v\d+)?/, '');
     const request: FakeRequest = {
       method: req.method ?? 'GET',
@@ -434,4 +437,20 @@ export class FakeDiscord extends EventEmitter {
     for (const [method, pattern, handler] of interactionRoutes(this))
       this.route(method, pattern, handler);
   }
+}
+
+/** A multipart body as Discord reads it: the JSON payload, with the attached files beside it. */
+async function multipartBody(
+  raw: Buffer,
+  type: string,
+): Promise<Record<string, unknown> & { files: { name: string; bytes: Buffer }[] }> {
+  const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  const payload = form.get('payload_json');
+  const files: { name: string; bytes: Buffer }[] = [];
+  for (const [key, value] of form.entries()) {
+    if (key.startsWith('files[') && typeof value !== 'string') {
+      files.push({ name: value.name, bytes: Buffer.from(await value.arrayBuffer()) });
+    }
+  }
+  return { ...(typeof payload === 'string' ? (JSON.parse(payload) as object) : {}), files };
 }

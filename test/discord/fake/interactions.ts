@@ -26,6 +26,8 @@ export interface InteractionRecord {
   }[];
   /** The visible answer: the original (after edits) and follow-ups. */
   messages: FakeMessage[];
+  /** Files attached to the answer (multipart uploads), in order. */
+  files: { name: string; bytes: Buffer }[];
 }
 
 export interface SlashOptions {
@@ -50,6 +52,7 @@ export function dispatchInteraction(fake: FakeDiscord, o: SlashOptions): Interac
     token: `tok-${snowflake()}`,
     callbacks: [],
     messages: [],
+    files: [],
   };
   fake.interactions.set(record.token, record);
   fake.interactions.set(record.id, record);
@@ -104,6 +107,86 @@ function webhookMessage(fake: FakeDiscord, record: InteractionRecord, body: unkn
   };
 }
 
+/** Where a component or modal interaction happens: who, in which channel (guild or DM). */
+export interface ComponentOptions {
+  user: FakeUser;
+  channelId: string;
+  dm?: boolean;
+}
+
+function newRecord(fake: FakeDiscord): InteractionRecord {
+  const record: InteractionRecord = {
+    id: snowflake(),
+    token: `tok-${snowflake()}`,
+    callbacks: [],
+    messages: [],
+    files: [],
+  };
+  fake.interactions.set(record.token, record);
+  fake.interactions.set(record.id, record);
+  return record;
+}
+
+function common(fake: FakeDiscord, record: InteractionRecord, o: ComponentOptions) {
+  const channel = fake.channels.get(o.channelId);
+  return {
+    id: record.id,
+    application_id: fake.applicationId,
+    token: record.token,
+    version: 1,
+    channel_id: o.channelId,
+    ...(channel ? { channel: channelPayload(channel) } : {}),
+    app_permissions: '2248473465835073',
+    locale: 'en-US',
+    entitlements: [],
+    authorizing_integration_owners: { 0: fake.guildId },
+    attachment_size_limit: 10_485_760,
+    ...(o.dm
+      ? { user: o.user, context: 1 }
+      : {
+          guild_id: fake.guildId,
+          guild_locale: 'en-US',
+          member: { user: o.user, ...memberPayload('0') },
+          context: 0,
+        }),
+  };
+}
+
+/** A click on a button of one of the bot's messages (MESSAGE_COMPONENT). */
+export function clickButton(
+  fake: FakeDiscord,
+  o: ComponentOptions & { message: FakeMessage; customId: string },
+): InteractionRecord {
+  const record = newRecord(fake);
+  fake.gateway.dispatch('INTERACTION_CREATE', {
+    ...common(fake, record, o),
+    type: 3,
+    message: messagePayload(o.message, fake.channels.get(o.message.channel_id)?.type ?? 0),
+    data: { custom_id: o.customId, component_type: 2 },
+  });
+  return record;
+}
+
+/** A submitted modal (MODAL_SUBMIT) with one text input per entry of `values`. */
+export function submitModal(
+  fake: FakeDiscord,
+  o: ComponentOptions & { customId: string; values: Record<string, string> },
+): InteractionRecord {
+  const record = newRecord(fake);
+  fake.gateway.dispatch('INTERACTION_CREATE', {
+    ...common(fake, record, o),
+    type: 5,
+    data: {
+      custom_id: o.customId,
+      components: Object.entries(o.values).map(([id, value]) => ({
+        type: 1,
+        components: [{ type: 4, custom_id: id, value }],
+      })),
+    },
+  });
+  return record;
+}
+
 export function interactionRoutes(fake: FakeDiscord): Route[] {
   const tooLong = (body: unknown) => ((body as { content?: string }).content ?? '').length > 2000;
   return [
@@ -120,6 +203,7 @@ export function interactionRoutes(fake: FakeDiscord): Route[] {
           };
         }
         const callback = r.body as InteractionRecord['callbacks'][number];
+        record.files.push(...((r.body as { files?: InteractionRecord['files'] }).files ?? []));
         if (tooLong(callback.data ?? {}))
           return { status: 400, body: { message: 'content too long', code: 50035 } };
         record.callbacks.push(callback);
@@ -142,6 +226,7 @@ export function interactionRoutes(fake: FakeDiscord): Route[] {
           return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
         if (tooLong(r.body))
           return { status: 400, body: { message: 'content too long', code: 50035 } };
+        record.files.push(...((r.body as { files?: InteractionRecord['files'] }).files ?? []));
         const edited = webhookMessage(fake, record, r.body);
         const original = record.messages[0]!;
         original.content = edited.content;

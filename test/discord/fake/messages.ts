@@ -20,6 +20,7 @@ export function createMessage(fake: FakeDiscord, channelId: string, body: unknow
     content?: string;
     allowed_mentions?: unknown;
     message_reference?: FakeMessage['message_reference'];
+    components?: unknown[];
   };
   const content = data.content ?? '';
   if (content.trim() === '')
@@ -37,6 +38,7 @@ export function createMessage(fake: FakeDiscord, channelId: string, body: unknow
     allowedMentions: [data.allowed_mentions],
     history: [content],
     flags: 0,
+    ...(data.components ? { components: data.components } : {}),
   });
   fake.emit('message', message);
   const payload = messagePayload(message, channel.type);
@@ -63,7 +65,8 @@ export function listMessages(fake: FakeDiscord, channelId: string, query: URLSea
 export function editMessage(fake: FakeDiscord, messageId: string, body: unknown): Reply {
   const message = fake.messages.get(messageId);
   if (!message) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
-  const data = body as { content?: string; allowed_mentions?: unknown };
+  const data = body as { content?: string; allowed_mentions?: unknown; components?: unknown[] };
+  if (data.components !== undefined) message.components = data.components;
   if (data.content !== undefined) {
     if (data.content.length > 2000) return invalid('content', 'Must be 2000 or fewer in length.');
     if (data.content.trim() === '')

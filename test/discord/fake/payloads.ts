@@ -116,6 +116,8 @@ export interface FakeMessage {
   /** Every content the message had, in order (create, then each edit). */
   history: string[];
   flags: number;
+  /** Message components (action rows) as the bot last set them. */
+  components?: unknown[];
 }
 
 export function messagePayload(message: FakeMessage, channelType: number): Record<string, unknown> {
@@ -140,6 +142,7 @@ export function messagePayload(message: FakeMessage, channelType: number): Recor
     embeds: [],
     pinned: false,
     flags: message.flags,
+    components: message.components ?? [],
     ...(message.message_reference ? { message_reference: message.message_reference } : {}),
     channel_type: channelType,
   };

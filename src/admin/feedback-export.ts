@@ -1,0 +1,83 @@
+// Feedback rows as files: CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma,
+// quote or line break, quotes doubled) and JSON Lines. Spreadsheets run a cell that starts with
+// = + - @ (or a tab or carriage return) as a formula, so such a CSV cell is prefixed with '.
+import type { FeedbackRecord } from '../state/types.js';
+
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** The columns of both formats, in order: the row's fields under stable snake_case names. */
+export const EXPORT_COLUMNS = [
+  'id',
+  'vote',
+  'reason',
+  'question',
+  'answer_excerpt',
+  'chatbot_uuid',
+  'session_uuid',
+  'message_uuid',
+  'platform',
+  'workspace',
+  'channel',
+  'thread',
+  'user_id',
+  'answered_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+type Column = (typeof EXPORT_COLUMNS)[number];
+
+function columns(row: FeedbackRecord): Record<Column, string> {
+  return {
+    id: row.id,
+    vote: row.vote,
+    reason: row.reason ?? '',
+    question: row.question,
+    answer_excerpt: row.answerExcerpt,
+    chatbot_uuid: row.chatbotUuid,
+    session_uuid: row.sessionUuid,
+    message_uuid: row.messageUuid,
+    platform: row.platform,
+    workspace: row.workspace,
+    channel: row.channel,
+    thread: row.thread,
+    user_id: row.userId,
+    answered_at: row.answeredAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+/** One CSV field: defused against formulas, then quoted when RFC 4180 needs it. */
+export function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function toCsv(rows: readonly FeedbackRecord[]): string {
+  const lines = [EXPORT_COLUMNS.join(',')];
+  for (const row of rows) {
+    const values = columns(row);
+    lines.push(EXPORT_COLUMNS.map((name) => csvField(values[name])).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function toJsonl(rows: readonly FeedbackRecord[]): string {
+  return rows.map((row) => `${JSON.stringify(columns(row))}\n`).join('');
+}
+
+export function exportFile(
+  rows: readonly FeedbackRecord[],
+  format: ExportFormat,
+  at: Date,
+): { name: string; contentType: string; bytes: Uint8Array } {
+  const stamp = at.toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
+  const text = format === 'csv' ? toCsv(rows) : toJsonl(rows);
+  return {
+    name: `chatbridge-feedback-${stamp}.${format}`,
+    contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
+    bytes: new TextEncoder().encode(text),
+  };
+}
