@@ -78,6 +78,29 @@ function matches(term: string, weights: ReadonlyMap<string, number>): number {
   return best;
 }
 
+/** Whether two words are one edit apart: a letter changed, added, dropped or two swapped. */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    return (
+      a.slice(i + 1) === b.slice(i + 1) ||
+      (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+    );
+  }
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  return long.slice(i + 1) === short.slice(i);
+}
+
+/** The passages' word a question term stands for: itself when they hold it, else one edit away. */
+function spelledAs(term: string, passageTerms: ReadonlyMap<string, number>[]): string {
+  if (term.length < 5 || passageTerms.some((terms) => terms.has(term))) return term;
+  for (const terms of passageTerms)
+    for (const known of terms.keys()) if (oneEditApart(term, known)) return known;
+  return term;
+}
+
 const allOnes = (terms: Iterable<string>) => new Map([...terms].map((t) => [t, 1]));
 
 interface Scored {
@@ -95,16 +118,18 @@ export function composeAnswer(
   options: ComposeOptions,
 ): ComposedAnswer {
   const notFound: ComposedAnswer = { text: NOT_FOUND_ANSWER, citeData: {} };
-  const queryTerms = [...new Set(termsOf(query))];
-  if (queryTerms.length === 0) return notFound; // a topic alone is not a question
+  const asked = [...new Set(termsOf(query))];
+  if (asked.length === 0) return notFound; // a topic alone is not a question
   // A question that stands alone is answered as if asked fresh (see follow-up.ts).
   const topic = topicOf(query, options.history ?? []) ?? '';
-  const topicTerms = [...new Set(termsOf(topic))].filter((t) => !queryTerms.includes(t));
+  const topicTerms = [...new Set(termsOf(topic))].filter((t) => !asked.includes(t));
 
   const cited = citePassages(passages).slice(0, MAX_PASSAGES);
   const passageTerms = cited.map((c) =>
     allOnes(termsOf(`${c.passage.title}\n${c.passage.section ?? ''}\n${c.passage.text}`)),
   );
+  // A misspelt word ("braodcast") reads as the passages' word one edit away, as the search did.
+  const queryTerms = [...new Set(asked.map((term) => spelledAs(term, passageTerms)))];
   // Honesty: together, the passages must hold at least half of what was asked.
   const found = queryTerms.reduce(
     (sum, term) => sum + Math.max(0, ...passageTerms.map((terms) => matches(term, terms))),
@@ -156,19 +181,21 @@ export function composeAnswer(
     }),
   );
 
-  // "What is X", asked of a source named X: its opening says what X is (search.ts puts it in).
+  // "What is X", asked of a source named X: its opening says what X is (search.ts puts it in),
+  // from its first words after the title (a tagline is often a short line of its own).
   const opening =
     subject === undefined
       ? undefined
       : scored.find(
           ({ unit }) =>
-            unit.kind === 'sentence' &&
-            unit.cited.passage.chunkIndex === 0 &&
-            titleNames(unit.cited.passage.title, subject),
+            unit.cited.passage.chunkIndex === 0 && titleNames(unit.cited.passage.title, subject),
         );
   if (opening !== undefined) {
+    const blocks = blocksOf(opening.unit.cited.passage.text);
+    const first = blocks.findIndex((block) => block.kind !== 'heading' && block.kind !== 'code');
+    const lead = { ...opening.unit, block: Math.max(0, first), sentence: 0 };
     return writeWindowAnswer(
-      [{ lead: opening.unit, parts: windowFrom(opening.unit) }],
+      [{ lead, parts: windowFrom(lead, WINDOW_WORDS, blocks) }],
       options.citations,
     );
   }
