@@ -86,6 +86,8 @@ export const isHowTo = (query: string) => HOW_TO.test(query);
 
 /** Quoted strings and shell comments in a code block: data and remarks, not the command. */
 const CODE_DATA = /'[^'\n]*'|"[^"\n]*"|(?:^|\s)#.*$/gm;
+/** Where a camelCase name splits into its words: readFileSync → read, File, Sync. */
+const CAMEL_HUMP = /(?<=\p{Ll})(?=\p{Lu})/u;
 /** A bare word of a command line ("install" in `npm install`), not a path, URL or variable. */
 const COMMAND_WORD = /^\p{L}[\p{L}-]*$/u;
 
@@ -96,6 +98,11 @@ const COMMAND_WORD = /^\p{L}[\p{L}-]*$/u;
 export function commandTerms(unit: Unit): Set<string> {
   if (unit.carried === undefined || unit.carriedUnits.length > 0) return new Set();
   const body = unit.carried.replace(/^.*\n|\n.*$/g, ''); // the fences
-  const words = body.replace(CODE_DATA, ' ').split(/\s+/);
+  // Calls count by their names' words too: `yaml.load(fs.readFileSync(…))` loads and reads.
+  const words = body
+    .replace(CODE_DATA, ' ')
+    .replace(/\S*:\/\/\S*|\b[A-Z][A-Z0-9_]*=\S*/g, ' ') // addresses, variables set: data
+    .split(/[\s.()[\]{},;=:<>!&|+*/]+/)
+    .flatMap((word) => [word, ...word.split(CAMEL_HUMP)]);
   return new Set(termsOf(words.filter((word) => COMMAND_WORD.test(word)).join(' ')));
 }

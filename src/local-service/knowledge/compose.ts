@@ -282,9 +282,12 @@ function procedureIdf(
   matched: Map<number, number>,
 ): number {
   const commands = commandTerms(unit);
+  // The package's own name in its install line is not the step asked for ("how do I build a
+  // header with cookie" is not answered by `npm install cookie`).
+  const named = new Set(termsOf(unit.cited.passage.title));
   let best = 0;
   queryTerms.forEach((term, i) => {
-    if (!commands.has(term)) return;
+    if (!commands.has(term) || named.has(term)) return;
     matched.set(i, 1);
     best = Math.max(best, queryIdf[i]!);
   });
