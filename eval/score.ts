@@ -97,9 +97,13 @@ const JUNK: Array<[ProblemKind, RegExp]> = [
  */
 export function normalizeForEndings(text: string): string {
   const link = /!?\[([^\]\n]*)\]\([^)\n]*\)/g;
+  // A reference link ([text][ref]) reads as its text, as an inline one does: the service writes
+  // reference links inline, which is a cleanup, not an invented ending.
+  const reference = /!?\[([^\]\n]*)\]\[[^\]\n]*\]/g;
   return withoutMarkers(text)
     .replace(link, '$1')
     .replace(link, '$1')
+    .replace(reference, '$1')
     .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
     .replace(/[`*]/g, '')
     .replace(/[ \t]*\n\s*/g, '\n')

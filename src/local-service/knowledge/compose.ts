@@ -53,10 +53,14 @@ const PASSAGE_TOPIC = 0.5;
 const RELEVANCE_FLOOR = 0.5;
 /** What the question's words held anywhere in a window add to its lead unit's strength. */
 const WINDOW_WEIGHT = 0.6;
+/** A document's opening reads on past its headings until it says at least this much. */
+const OPENING_MIN_WORDS = 30;
 /** A second source must hold this share of what the first does not (by rarity). */
 const SUPPORT_SHARE = 0.5;
 /** …and score at least this share of the first window's. */
 const SUPPORT_SCORE = 0.45;
+/** …and say it in a sentence of at least this many words. */
+const MIN_SUPPORT_WORDS = 8;
 /** A second source's window is short: it supports, the first answers. */
 const SUPPORT_WORDS = 50;
 /** For "what is X": a sentence with X as its subject, and one under a heading that is X. */
@@ -195,7 +199,7 @@ export function composeAnswer(
     const first = blocks.findIndex((block) => block.kind !== 'heading' && block.kind !== 'code');
     const lead = { ...opening.unit, block: Math.max(0, first), sentence: 0 };
     return writeWindowAnswer(
-      [{ lead, parts: windowFrom(lead, WINDOW_WORDS, blocks) }],
+      [{ lead, parts: windowFrom(lead, WINDOW_WORDS, blocks, OPENING_MIN_WORDS) }],
       options.citations,
     );
   }
@@ -268,6 +272,9 @@ function supportingWindow(best: Window, windows: Window[], queryIdf: number[]): 
   }
   if (found === undefined) return undefined;
   const parts = windowFrom(found.window.unit, SUPPORT_WORDS);
+  // Support is said in sentences: a lone list item or name ("Class: WebSocketServer") is not.
+  if (!parts.some((part) => part.prose && part.text.split(/\s+/).length >= MIN_SUPPORT_WORDS))
+    return undefined;
   return { ...found.window, parts };
 }
 

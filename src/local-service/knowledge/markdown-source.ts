@@ -112,6 +112,8 @@ function inlineLinks(links: Links): (text: string) => string {
     });
 }
 
+const INLINE_TAG = /<\/?(?:a|b|i|em|strong|code|span|sub|sup|kbd|mark|small|img)\b[^<>]*>/gi;
+
 /** An HTML block's words: comments and tags removed (linear: no backtracking over the text). */
 function withoutTags(html: string): string {
   let text = '';
@@ -125,6 +127,7 @@ function withoutTags(html: string): string {
   }
   text += html.slice(at);
   return text
+    .replace(INLINE_TAG, '') // <a>, <b>, <code>: their words run on with the text around them
     .replace(/<[^<>]*>/g, ' ')
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())

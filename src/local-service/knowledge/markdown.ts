@@ -41,6 +41,10 @@ const inline = (tokens: Token[] | undefined) =>
     .replace(/[ \t]{2,}/g, ' ')
     .trim();
 
+/** A GitHub alert's marker ("> [!NOTE]"), written as the label a chat shows. */
+const ALERT = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i;
+const alertLabel = (kind: string) => `${kind[0]!.toUpperCase()}${kind.slice(1).toLowerCase()}`;
+
 function pushBlocks(token: Token, blocks: Block[]): void {
   switch (token.type) {
     case 'heading': {
@@ -50,7 +54,10 @@ function pushBlocks(token: Token, blocks: Block[]): void {
     }
     case 'paragraph':
     case 'text': {
-      const words = inline(token.tokens);
+      const words = inline(token.tokens).replace(
+        ALERT,
+        (_, kind: string) => `**${alertLabel(kind)}:** `,
+      );
       if (words !== '') blocks.push({ kind: 'paragraph', text: words });
       return;
     }

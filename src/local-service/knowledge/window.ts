@@ -40,6 +40,8 @@ export function windowFrom(
   lead: Unit,
   budget = WINDOW_WORDS,
   blocks: Block[] = blocksOf(lead.cited.passage.text),
+  /** Reads on past headings while shorter than this (a document's opening: a tagline alone). */
+  minWords = 0,
 ): Part[] {
   const parts: Part[] = [];
   let words = 0;
@@ -53,7 +55,7 @@ export function windowFrom(
       case 'heading':
         // A heading as the lead introduces the code under it ("Install:" over `npm i`); any
         // other heading starts another section, which the question did not pick.
-        if (b !== lead.block) return trimmed(parts);
+        if (b !== lead.block && countWords(trimmed(parts)) >= minWords) return trimmed(parts);
         take(`**${block.text}**`);
         continue;
       case 'code':
@@ -88,9 +90,19 @@ export function windowFrom(
   return trimmed(parts);
 }
 
+const countWords = (parts: Part[]) => parts.reduce((sum, part) => sum + wordCount(part.text), 0);
+
 /** Words that are only links, images' leftovers, emoji and separators: a page's navigation. */
 const LINKS_ONLY =
-  /^(?:[-*\d.)\s•|·–—]|\[[^\]]*\]\([^)]*\)|<https?:[^>]*>|\p{Extended_Pictographic}|\uFE0F)*$/u;
+  /^(?:[-*_\d.)\s•|·–—]|\[[^\]]*\]\([^)]*\)|<https?:[^>]*>|\p{Extended_Pictographic}|\uFE0F)*$/u;
+
+/** A line of navigation: short names between separators ("Docs • Discord • Bluesky"). */
+const isNavigationLine = (part: Part) => {
+  const pieces = part.text.split(/\s[•|·]\s/);
+  return (
+    pieces.length >= 3 && pieces.every((piece) => wordCount(piece) <= 3 && !/[.!?:;]$/.test(piece))
+  );
+};
 
 /** A contents line: a list item of a few words with no sentence in it ("- 📚 Examples"). */
 const isContentsLine = (part: Part) =>
@@ -102,11 +114,21 @@ const isContentsLine = (part: Part) =>
  */
 export function trimmed(parts: Part[]): Part[] {
   let end = parts.length;
-  while (end > 1 && LINKS_ONLY.test(parts[end - 1]!.text)) end--;
+  while (end > 1 && (LINKS_ONLY.test(parts[end - 1]!.text) || isNavigationLine(parts[end - 1]!)))
+    end--;
   let run = end;
   while (run > 1 && isContentsLine(parts[run - 1]!)) run--;
   if (end - run >= 3) end = run;
-  return parts.slice(0, end);
+  const kept = parts.slice(0, end);
+  // A lead-in ("… from an archive:") whose code did not fit says nothing without it.
+  const last = kept.at(-1);
+  if (kept.length > 1 && last?.prose && last.text.endsWith(':')) {
+    const sentences = splitSentences(last.text);
+    if (sentences.length > 1)
+      kept[kept.length - 1] = { ...last, text: sentences.slice(0, -1).join(' ') };
+    else kept.pop();
+  }
+  return kept;
 }
 
 /** The parts as one Markdown text. */
