@@ -80,7 +80,8 @@ export function sectionIsSubject(unit: Unit, subject: readonly string[]): boolea
   return unit.section.size === subject.length && subject.every((term) => unit.section.has(term));
 }
 
-const HOW_TO = /^\s*how\s+(?:do|does|can|could|should|would|to|may|might)\b/i;
+const HOW_TO =
+  /^\s*(?:(?:and|so|ok|okay|also|then|but)\s+)?how\s+(?:do|does|can|could|should|would|to|may|might)\b/i;
 
 export const isHowTo = (query: string) => HOW_TO.test(query);
 

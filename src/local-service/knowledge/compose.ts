@@ -53,6 +53,8 @@ const PASSAGE_TOPIC = 0.5;
 const RELEVANCE_FLOOR = 0.5;
 /** What the question's words held anywhere in a window add to its lead unit's strength. */
 const WINDOW_WEIGHT = 0.6;
+/** What a how-to window without any code keeps of its score. */
+const NO_CODE = 0.7;
 /** A document's opening reads on past its headings until it says at least this much. */
 const OPENING_MIN_WORDS = 30;
 /** A second source must hold this share of what the first does not (by rarity). */
@@ -222,7 +224,9 @@ export function composeAnswer(
     const held = allOnes(termsOf(joinParts(parts)));
     const holds = queryTerms.map((term) => matches(term, held));
     const coverage = holds.reduce((sum, strength, i) => sum + strength * queryIdf[i]!, 0);
-    const score = (lead + WINDOW_WEIGHT * coverage) * relevance(unit.cited.passage.score);
+    // "How do I …" is answered by the steps: a window without code shows none.
+    const steps = howTo && !parts.some((part) => /^(`{3,}|~{3,})/.test(part.text)) ? NO_CODE : 1;
+    const score = (lead + WINDOW_WEIGHT * coverage) * relevance(unit.cited.passage.score) * steps;
     windows.push({ unit, parts, holds, score, candidate });
   }
   const best = windows.reduce<Window | undefined>(
