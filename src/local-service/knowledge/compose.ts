@@ -36,7 +36,7 @@ const PREFIX_WEIGHT = 0.7;
 /** A unit mostly made of what was asked (a short, focused one) gains up to this share. */
 const FOCUS_BONUS = 0.3;
 /** A term the unit's section heading names too (the section is about it) adds this share. */
-const SECTION_BONUS = 0.2;
+const SECTION_BONUS = 0.5;
 /** A table row reads worse than prose that says as much. */
 const ROW_FACTOR = 0.85;
 /** What a term of the topic adds to a unit holding it (times its rarity), for a follow-up… */
