@@ -173,6 +173,18 @@ function endingProblem(sentence: string, corpus: string): Problem | undefined {
 const CLEAN_END = /(?:[.!?…]["'”’)\]*_`]*|```|~~~|\|)$/;
 
 /**
+ * Whether an answer's last line, though it has no closing mark, stops where its source's line
+ * stops too (a tagline, a table cell, a list item written without a full stop): the source
+ * ended it there, the answer did not cut it.
+ */
+function endsWhereSourceEnds(text: string, corpus: string | undefined): boolean {
+  if (corpus === undefined) return false;
+  const last = normalizeForEndings(text.split('\n').at(-1) ?? '').trim();
+  if (last === '') return false;
+  return endingProblem(last, corpus) === undefined;
+}
+
+/**
  * Every bad ending of an answer. `corpus` is normalizeForEndings() of all the text the answer
  * could have been taken from; pass undefined to skip the sentence-ending check (floor passages).
  */
@@ -185,7 +197,7 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
   if (/^[ \t]*(```|~~~)[^\n]*\n(?:[ \t]*\n)*[ \t]*\1[ \t]*$/m.test(text)) {
     problems.push({ kind: 'empty-code-block', detail: 'a fence opened and closed on nothing' });
   }
-  if (!CLEAN_END.test(text)) {
+  if (!CLEAN_END.test(text) && !endsWhereSourceEnds(text, corpus)) {
     problems.push({ kind: 'ends-mid-sentence', detail: `…${text.slice(-60)}` });
   }
   const prose = proseOf(text);

@@ -65,6 +65,17 @@ describe('bad endings', () => {
     );
   });
 
+  it('lets an answer end without a mark where its source line ends, not where it goes on', () => {
+    expect(
+      kinds(
+        'According to x.md: When `true`, Fastify calls the handler with the parsed body.\n\n- `timeout`: the number of milliseconds to wait (default: `5000`)',
+      ),
+    ).toEqual([]);
+    expect(kinds('According to x.md:\n\n- `timeout`: the number of milliseconds')).toContain(
+      'ends-mid-sentence',
+    );
+  });
+
   it('finds an empty code block', () => {
     expect(kinds('Examples:\n\n```js\n\n```')).toContain('empty-code-block');
     expect(kinds('Lightweight.\n\n```js\nconst x = 1;\n```')).toEqual([]);
