@@ -7,6 +7,7 @@ import type { CitedPassage } from './cite.js';
 import { type Block, blocksOf, portableInline } from './markdown.js';
 import { splitSentences } from './sentences.js';
 import { termsOf } from './terms.js';
+import { rowLine } from './window.js';
 
 export interface Unit {
   cited: CitedPassage;
@@ -59,17 +60,6 @@ function isLabel(block: Block, next: Block | undefined): boolean {
   );
 }
 
-function rowText(block: Block): string {
-  const cells = (block.cells ?? []).map(portableInline);
-  const [subject = '', value = '', ...rest] = cells;
-  const labelled = rest
-    .map((cell, i) =>
-      cell === '' ? '' : `${block.header?.[i + 2] ?? ''}: ${cell}`.replace(/^: /, ''),
-    )
-    .filter((cell) => cell !== '');
-  const main = [subject, value].filter((cell) => cell !== '').join(': ');
-  return labelled.length === 0 ? main : `${main} (${labelled.join('; ')})`;
-}
 
 /** The units of one passage, in order. */
 export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
@@ -111,7 +101,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
     }
     if (block.kind === 'code') continue; // written only with the unit that introduces it
     if (block.kind === 'row') {
-      if ((block.cells ?? []).some((cell) => cell !== '')) make('row', rowText(block), block.text);
+      if ((block.cells ?? []).some((cell) => cell !== '')) make('row', rowLine(block), block.text);
       continue;
     }
     if (block.kind === 'paragraph' && isQuestion(block.text) && next?.kind === 'paragraph') {

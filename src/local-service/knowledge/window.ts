@@ -15,7 +15,7 @@ const LONG_CODE_LINES = 40;
 
 const wordCount = (text: string) => text.split(/\s+/).filter((word) => word !== '').length;
 
-/** A table row as a line a chat shows: "name: value (header: cell; …)". */
+/** A table row as a line a chat shows: "name: value — header: cell; …". */
 export function rowLine(block: Block): string {
   const [subject = '', value = '', ...rest] = block.cells ?? [];
   const labelled = rest
@@ -24,7 +24,8 @@ export function rowLine(block: Block): string {
     )
     .filter((cell) => cell !== '');
   const main = [subject, value].filter((cell) => cell !== '').join(': ');
-  return labelled.length === 0 ? main : `${main} (${labelled.join('; ')})`;
+  // A dash, not parentheses: the row's last cell ends the line as its source ended it.
+  return labelled.length === 0 ? main : `${main} — ${labelled.join('; ')}`;
 }
 
 export interface Part {
@@ -118,7 +119,9 @@ export function trimmed(parts: Part[]): Part[] {
     end--;
   let run = end;
   while (run > 1 && isContentsLine(parts[run - 1]!)) run--;
-  if (end - run >= 3) end = run;
+  // Three contents lines are a table of contents; one or two right after prose, a list the
+  // window only started ("- Class: WebSocketServer").
+  if (end - run >= 3 || (end > run && parts[run - 1]?.prose === true)) end = run;
   const kept = parts.slice(0, end);
   // A lead-in ("… from an archive:") whose code did not fit says nothing without it.
   const last = kept.at(-1);

@@ -92,7 +92,7 @@ describe('composeAnswer on Markdown', () => {
     const text =
       '| Variable | Meaning | Default |\n| --- | --- | --- |\n| `PORT` | The HTTP port | 3000 |\n| `HOST` | The address | |';
     const answer = composeAnswer('which HTTP port', [passage(text)], { citations: false });
-    expect(answer.text).toBe('According to README.md: `PORT`: The HTTP port (Default: 3000)');
+    expect(answer.text).toBe('According to README.md: `PORT`: The HTTP port — Default: 3000');
   });
 
   it('introduces each source once, best first, with its sentences in document order', () => {
