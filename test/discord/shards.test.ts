@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discordConfigFromEnv } from '../../adapters/discord/config.js';
 import { discordShardsFromEnv } from '../../adapters/discord/shards.js';
 import { threadKey } from '../../src/bridge/types.js';
-import { clickButton } from './fake/interactions.js';
+import { clickButton, type InteractionRecord } from './fake/interactions.js';
 import { user, type FakeMessage } from './fake/payloads.js';
 import { startShardRig, type BotProcess, type ShardRig } from './shard-rig.js';
 
@@ -168,6 +168,53 @@ describe('discord shards on the fake gateway', () => {
     expect(a.handled).toEqual([]);
     expect((await rig.state.sessions.get(key))?.sessionUuid).toBe(session);
     expect(await rig.client.listMessages(session!)).toHaveLength(2);
+  });
+
+  it('a vote on an answer another process gave is recorded by the process now holding its shard', async () => {
+    rig = await startShardRig();
+    const f = rig.fake;
+    const guild = f.addGuild(1, 2);
+    // One process holds both shards and answers.
+    const single = await rig.process('single', { mode: 'ids', ids: [0, 1], count: 2 });
+    const asked = f.userMessage(guild.textChannel.id, ana, `<@${f.bot.id}> refunds?`, {
+      mentions: [f.bot],
+    });
+    const withButtons = (m: FakeMessage) =>
+      m.channel_id === asked.id && (m.components ?? []).length > 0;
+    const answer = await f.waitFor<FakeMessage>(
+      'edit',
+      withButtons,
+      f.botMessages(asked.id).filter(withButtons),
+    );
+    const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+    await single.stop();
+
+    // Re-sharded: the click on that answer reaches the process holding shard 1 only.
+    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 2 });
+    await rig.process('b', { mode: 'ids', ids: [1], count: 2 });
+    const click = clickButton(f, {
+      user: ben,
+      channelId: asked.id,
+      guildId: guild.guildId,
+      message: answer,
+      customId: row.components[1]!.custom_id,
+    });
+    const modal = await f.waitFor<InteractionRecord>(
+      'interaction',
+      (record) => record === click && record.callbacks.length > 0,
+    );
+    expect(modal.callbacks[0]).toMatchObject({ type: 9 });
+    expect(f.gateway.shardsThatGot('INTERACTION_CREATE', click.id)).toEqual(['1/2']);
+    expect(await rig.state.feedback.list()).toEqual([
+      expect.objectContaining({
+        vote: 'down',
+        userId: ben.id,
+        workspace: guild.guildId,
+        question: 'refunds?',
+        chatbotUuid: rig.chatbotUuid,
+      }),
+    ]);
+    expect(a.handled).toEqual([]);
   });
 });
 
