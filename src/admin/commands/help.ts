@@ -1,5 +1,6 @@
 // help [noun]: for everyone. Lists the commands (with their arguments for one noun).
 import { AdminInputError } from '../errors.js';
+import { availableOn } from '../args.js';
 import type { AdminCommand, AdminNoun } from '../types.js';
 import { commandHelp, overview } from '../usage.js';
 import { positional } from './shared.js';
@@ -29,7 +30,9 @@ export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand 
     ],
     async run(ctx, args) {
       const topic = args.topic as AdminNoun | undefined;
-      const commands = table().filter((c) => topic === undefined || c.noun === topic);
+      const commands = table().filter(
+        (c) => (topic === undefined || c.noun === topic) && availableOn(c, ctx.platform),
+      );
       if (commands.length === 0)
         throw new AdminInputError('<topic>', `must be one of ${HELP_NOUNS.join(', ')}`, help);
       const body =
