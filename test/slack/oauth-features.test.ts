@@ -2,6 +2,8 @@
 // 👍/👎 under an answer, the 👎 reason form, `feedback export` (upload flow into the admin's DM)
 // and the assistant pane's calls all go out with THAT workspace's token, while another
 // workspace is installed beside it. The real engine answers from the local service.
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/bridge/index.js';
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
@@ -9,10 +11,12 @@ import { createDefaultKnowledge } from '../../src/local-service/knowledge-defaul
 import { fromArray } from '../../src/local-service/pieces.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { openState } from '../../src/state/index.js';
+import { CLIENT_SECRET } from './fake-oauth.js';
 import type { FakeCall } from './fake-slack.js';
 import { ALICE, BOSS, Harness, nextTs } from './harness.js';
-import { eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
+import { STATE_SECRET, eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
 
 interface Rig {
   h: Harness;
@@ -32,7 +36,7 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function begin(): Promise<Rig> {
+async function begin(logger?: Logger, key = randomBytes(32)): Promise<Rig> {
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     maxFetchBytes: 1024 * 1024,
@@ -60,7 +64,8 @@ async function begin(): Promise<Rig> {
     conversation: createConversation({ client, state }),
     client,
     state,
-    oauth: oauthConfig(),
+    oauth: oauthConfig(key),
+    ...(logger ? { logger } : {}),
   });
   const fake = h.fake;
   for (const channel of ['CA1', 'CB1', 'CB2']) fake.workspace.channels.set(channel, 'support');
@@ -271,5 +276,47 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
     expect(await r.h.state.feedback.list()).toEqual([
       expect.objectContaining({ workspace: 'TB', vote: 'up', chatbotUuid: r.chatbots.sales }),
     ]);
+  });
+
+  it('logs no token, client secret, state secret or secret key, even at trace level', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const key = randomBytes(32);
+    const r = await begin(createLogger({ level: 'trace', destination }), key);
+    const asked = {
+      type: 'app_mention',
+      user: ALICE,
+      text: `<@${r.b.botUserId}> how do refunds work?`,
+      ts: nextTs(),
+      channel: 'CB1',
+    };
+    await eventIn(r.h, 'TB', asked);
+    await r.h.adapter.idle();
+    const { ts, value } = await feedbackValueIn(r, 'CB1');
+    await r.h.interaction(
+      clickIn('TB', 'CB1', ts, asked.ts, value.replace('positive', 'negative')),
+    );
+    await r.h.adapter.idle();
+    const rows = await r.h.state.feedback.list();
+    expect(rows).toHaveLength(1);
+    const text = lines.join('');
+    expect(text).toContain('slack: app installed');
+    for (const secret of [
+      r.a.token,
+      r.b.token,
+      CLIENT_SECRET,
+      STATE_SECRET,
+      key.toString('base64'),
+      key.toString('hex'),
+    ]) {
+      expect(text).not.toContain(secret);
+      expect(JSON.stringify(rows)).not.toContain(secret);
+    }
+    expect(text).not.toMatch(/xoxb-/);
   });
 });
