@@ -319,4 +319,30 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
     }
     expect(text).not.toMatch(/xoxb-/);
   });
+
+  it('after app_uninstalled, a click on an old answer there calls nothing and keeps the votes', async () => {
+    const r = await begin();
+    const fake = r.h.fake;
+    const asked = {
+      type: 'app_mention',
+      user: ALICE,
+      text: `<@${r.b.botUserId}> how do refunds work?`,
+      ts: nextTs(),
+      channel: 'CB1',
+    };
+    await eventIn(r.h, 'TB', asked);
+    await r.h.adapter.idle();
+    const { ts, value } = await feedbackValueIn(r, 'CB1');
+    await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, value));
+    await r.h.adapter.idle();
+    expect(await eventIn(r.h, 'TB', { type: 'app_uninstalled' })).toBe(200);
+    fake.oauth.revoke(r.b.token);
+    const from = fake.calls.length;
+    const down = value.replace('positive', 'negative');
+    const late = await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, down));
+    await r.h.adapter.idle();
+    expect(late.status).toBe(200);
+    expect(fake.calls.slice(from)).toEqual([]);
+    expect(await r.h.state.feedback.list()).toEqual([expect.objectContaining({ vote: 'up' })]);
+  });
 });
