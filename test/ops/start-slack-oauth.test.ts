@@ -153,4 +153,19 @@ describe('chatbridge start with Slack OAuth installs and Discord shards together
       }),
     ).rejects.toThrow(/^DISCORD_SHARD_COUNT: is required when DISCORD_SHARDS lists shard ids/);
   });
+
+  it('shard settings without DISCORD_TOKEN stop start naming it, not run Slack alone', async () => {
+    await expect(
+      start({
+        env: {
+          ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+          DISCORD_SHARD_COUNT: '2',
+          DISCORD_SHARDS: '1',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+      }),
+    ).rejects.toThrow(/^DISCORD_TOKEN: required when DISCORD_SHARDS or DISCORD_SHARD_COUNT is set/);
+  });
 });
