@@ -139,8 +139,11 @@ describe('assistant commands', () => {
         ]);
       }
       expect(await ctx.state.assistantSettings.get(`${platform}:W1`)).toBeUndefined();
-      // help does not offer it there either.
+      // help does not offer it there either, and says where it is.
       expect(renderText(await runAdminLine('help', ctx))).not.toContain('assistant greeting');
+      expect(errorsOf(await runAdminLine('help assistant', ctx))).toEqual([
+        'The assistant commands are for Slack only: run them there.',
+      ]);
     }
   });
 });
