@@ -1,8 +1,8 @@
 // Logging with pino. Secrets never reach a log line: every argument and binding is copied through
 // a sanitiser before pino sees it. Secret-bearing keys (authorization, apiKey, …token, …secret,
 // password, cookie) are redacted at any depth; token-shaped text (Slack xoxb-/xapp-, Discord bot
-// tokens, "Bearer …") and the exact values of configured secrets are masked in every string,
-// error messages and stacks included.
+// tokens, "Bearer …"), secret-named fields written into text ("client_secret":"…") and the exact
+// values of configured secrets are masked in every string, error messages and stacks included.
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -53,10 +53,16 @@ const TOKEN_PATTERNS = [
   /\bBearer\s+[^\s"',]+/gi,
 ];
 
+// A secret-named field written into text, as JSON or a form ("client_secret":"…",
+// refresh_token=…): a client logging its request body (Bolt's, for the OAuth code exchange).
+const SECRET_FIELD =
+  /(["']?\b[\w-]*(?:secret|password|token)["']?\s*[:=]\s*["']?)(?!\[Redacted\])[^\s"'&,;})\]]+/gi;
+
 /** Masks token-shaped substrings (and the given exact secrets) in free text. */
 export function maskSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, CENSOR);
+  out = out.replace(SECRET_FIELD, `$1${CENSOR}`);
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(CENSOR);
   return out;
 }

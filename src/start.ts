@@ -26,6 +26,8 @@ export interface StartIo {
   signal?: AbortSignal;
   /** Told the ops port once it listens (tests). */
   onListening?: (port: number) => void;
+  /** Told once every platform has started and /readyz checks all it holds (tests). */
+  onStarted?: () => void;
 }
 
 /** After the drain time, interrupted answers get this long to show their notice. */
@@ -145,6 +147,7 @@ export async function start(io: StartIo): Promise<void> {
       const port = (adapters[platforms.indexOf(mounted)] as { port?: number }).port;
       if (port !== undefined) io.onListening?.(port);
     }
+    io.onStarted?.();
   } catch (error) {
     await stopAll();
     throw error;

@@ -79,6 +79,23 @@ describe('log redaction', () => {
       'a [Redacted] b [Redacted] c [Redacted]',
     );
   });
+
+  it('maskSecrets masks secret-named fields written into text (a client logging its request body)', () => {
+    // Bolt's Web API client at debug level logs the OAuth code exchange's body like this.
+    expect(
+      maskSecrets(
+        'http request body: {"code":"c-1","client_id":"11.22","client_secret":"s3cr3t-v4lue"}',
+      ),
+    ).toBe('http request body: {"code":"c-1","client_id":"11.22","client_secret":"[Redacted]"}');
+    expect(maskSecrets('code=c-1&client_secret=s3cr3t-v4lue&refresh_token=r3fr3sh')).toBe(
+      'code=c-1&client_secret=[Redacted]&refresh_token=[Redacted]',
+    );
+    expect(maskSecrets("password: 'hunter22', ok")).toBe("password: '[Redacted]', ok");
+    // Words about secrets are not secrets.
+    expect(maskSecrets('slack: bot token revoked; installation deleted')).toBe(
+      'slack: bot token revoked; installation deleted',
+    );
+  });
 });
 
 describe('child loggers', () => {

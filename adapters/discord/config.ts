@@ -40,13 +40,28 @@ function optional(value: string | undefined): string | undefined {
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }
 
-/** The Discord settings, or undefined when DISCORD_TOKEN is not set (Discord disabled). */
+/**
+ * The Discord settings, or undefined when DISCORD_TOKEN is not set (Discord disabled). Shard
+ * settings without a token are a half-set configuration: refused, rather than quietly running
+ * without Discord (and leaving those shards' servers without the bot).
+ */
 export function discordConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
 ): DiscordAdapterConfig | undefined {
   // A pasted "Bot xxx" header value is accepted; the prefix is not part of the token.
   const token = optional(env.DISCORD_TOKEN)?.replace(/^Bot\s+/i, '');
-  if (token === undefined) return undefined;
+  if (token === undefined) {
+    if (
+      optional(env.DISCORD_SHARDS) !== undefined ||
+      optional(env.DISCORD_SHARD_COUNT) !== undefined
+    ) {
+      throw new DiscordConfigError(
+        'DISCORD_TOKEN',
+        'required when DISCORD_SHARDS or DISCORD_SHARD_COUNT is set (the bot token)',
+      );
+    }
+    return undefined;
+  }
   if (/\s/.test(token)) {
     throw new DiscordConfigError(
       'DISCORD_TOKEN',

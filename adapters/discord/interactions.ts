@@ -23,7 +23,7 @@ import { COMMAND_NAME, isReferenceKind, optionName } from './commands/build.js';
 import { renderAdminOutput } from './commands/render.js';
 import { postUploadNotice, type UploadNotice } from './commands/upload-notice.js';
 import { createFeedbackHandler, isFeedbackCustomId } from './feedback.js';
-import { DM_WORKSPACE, PLATFORM } from './messages.js';
+import { DEDUP_TTL_MS, DM_WORKSPACE, PLATFORM } from './messages.js';
 
 export interface InteractionDeps {
   client: ServiceClient;
@@ -221,15 +221,21 @@ export function createInteractionHandler(deps: InteractionDeps) {
     await interaction.respond(choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES));
   }
 
+  const ours = (interaction: Interaction): boolean =>
+    ((interaction.isAutocomplete() || interaction.isChatInputCommand()) &&
+      interaction.commandName === COMMAND_NAME) ||
+    ((interaction.isButton() || interaction.isModalSubmit()) &&
+      isFeedbackCustomId(interaction.customId));
+
   return async function onInteraction(interaction: Interaction): Promise<void> {
-    if (interaction.isAutocomplete() && interaction.commandName === COMMAND_NAME) {
-      await complete(interaction);
-    } else if (interaction.isChatInputCommand() && interaction.commandName === COMMAND_NAME) {
-      await run(interaction);
-    } else if (interaction.isButton() && isFeedbackCustomId(interaction.customId)) {
-      await feedback.button(interaction);
-    } else if (interaction.isModalSubmit() && isFeedbackCustomId(interaction.customId)) {
-      await feedback.modal(interaction);
-    }
+    if (!ours(interaction)) return;
+    // Every process holding the shard receives it (a rolling update, redundant replicas): the
+    // first claim answers, so a command runs and a vote counts once.
+    const claim = `${PLATFORM}:interaction:${interaction.id}`;
+    if (!(await deps.state.dedup.claim(claim, DEDUP_TTL_MS))) return;
+    if (interaction.isAutocomplete()) await complete(interaction);
+    else if (interaction.isChatInputCommand()) await run(interaction);
+    else if (interaction.isButton()) await feedback.button(interaction);
+    else if (interaction.isModalSubmit()) await feedback.modal(interaction);
   };
 }

@@ -78,6 +78,11 @@ export function commandName(command: AdminCommand): string {
   return command.verb === '' ? command.noun : `${command.noun} ${command.verb}`;
 }
 
+/** Whether the command means something on this platform (see AdminCommand.platforms). */
+export function availableOn(command: AdminCommand, platform: string): boolean {
+  return command.platforms === undefined || command.platforms.includes(platform);
+}
+
 /**
  * Checks named values against the command's specs: unknown names, required arguments, each
  * value coerced to its kind. A `file` argument is resolved to an AdminFile here: the value if

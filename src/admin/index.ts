@@ -6,7 +6,7 @@ export { parseCommandLine } from './tokenize.js';
 export { renderBlock, renderText, hasError } from './render.js';
 export { suggest, type SuggestOptions } from './suggest.js';
 export { usage, commandHelp } from './usage.js';
-export { commandName } from './args.js';
+export { availableOn, commandName } from './args.js';
 export { AdminInputError, AdminRefusal } from './errors.js';
 export { currentChatbot } from './resolve.js';
 export { DEFAULT_MAX_UPLOAD_BYTES, localFileReader, localFileWriter } from './local-file.js';

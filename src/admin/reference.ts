@@ -18,9 +18,15 @@ Commands act on the chatbot bound to the channel, else the workspace's, unless \
 names one. Quote values with spaces: \`chatbot create "Support bot"\`.
 `;
 
+const platformName = (platform: string): string =>
+  platform.charAt(0).toUpperCase() + platform.slice(1);
+
 export function adminReferenceMarkdown(): string {
   const sections = adminCommands.map((command) => {
     const who = command.permission === 'anyone' ? ' *(anyone)*' : '';
+    const where = command.platforms
+      ? ` *(${command.platforms.map(platformName).join(', ')} only)*`
+      : '';
     const rows = command.args.map((spec) => {
       const label = spec.positional ? `\`<${spec.name}>\`` : `\`--${spec.name}\``;
       const choices = spec.choices ? ` (one of: ${spec.choices.join(', ')})` : '';
@@ -32,7 +38,7 @@ export function adminReferenceMarkdown(): string {
       rows.length === 0
         ? ''
         : `\n| Argument | Kind | Required | Meaning |\n|---|---|---|---|\n${rows.join('\n')}\n`;
-    return `## ${commandName(command)}${who}\n\n${command.summary}\n\n\`\`\`\n${usage(command)}\n\`\`\`\n${table}`;
+    return `## ${commandName(command)}${who}${where}\n\n${command.summary}\n\n\`\`\`\n${usage(command)}\n\`\`\`\n${table}`;
   });
   return `${HEADER}\n${sections.join('\n')}`;
 }

@@ -2,7 +2,7 @@
 // typed options (Discord). None throws for a user's mistake or a service failure: each answers
 // with blocks, an error notice naming the argument and the rule, plus the usage line.
 import { isServiceError, type ServiceError } from '../service/errors.js';
-import { bindWords, checkArgs, commandName } from './args.js';
+import { availableOn, bindWords, checkArgs, commandName } from './args.js';
 import { AdminInputError, AdminRefusal } from './errors.js';
 import { labelOf } from './fields.js';
 import { adminCommands, adminNouns, findCommand, verbsOf } from './table.js';
@@ -19,6 +19,20 @@ function refusal(command: AdminCommand): AdminOutput[] {
       tone: 'error',
       text: `Sorry, \`${commandName(command)}\` is for admins only. \`help\` shows what everyone can use.`,
     },
+  ];
+}
+
+const PLATFORM_NAMES: Record<string, string> = { slack: 'Slack', discord: 'Discord' };
+
+/** A command for another platform (Slack's assistant pane typed on Discord or the CLI). */
+function elsewhere(command: AdminCommand): AdminOutput[] {
+  const where = (command.platforms ?? []).map((p) => PLATFORM_NAMES[p] ?? p).join(' or ');
+  const name = commandName(command);
+  return [
+    error(
+      `\`${name}\` is for ${where} only and changes nothing here: ` +
+        `run \`/chatbridge ${name} …\` in the ${where} workspace it is for.`,
+    ),
   ];
 }
 
@@ -88,6 +102,7 @@ async function execute(
   rawArgs: () => AdminArgs,
 ): Promise<AdminOutput[]> {
   if (command.permission === 'admin' && !ctx.isAdmin) return refusal(command);
+  if (!availableOn(command, ctx.platform)) return elsewhere(command);
   try {
     const args = await checkArgs(command, rawArgs(), ctx);
     return await command.run(ctx, args);

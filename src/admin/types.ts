@@ -93,6 +93,11 @@ export interface AdminCommand {
   readonly summary: string;
   readonly args: readonly ArgSpec[];
   readonly permission: 'admin' | 'anyone';
+  /**
+   * The only platforms where it means something (Slack's assistant pane: ['slack']); everywhere
+   * when absent. Elsewhere it is refused, left out of help, and Discord does not register it.
+   */
+  readonly platforms?: readonly string[];
   run(ctx: AdminContext, args: AdminArgs): Promise<AdminOutput[]>;
 }
 

@@ -1,15 +1,21 @@
 // The state store with de-duplication hits reported: a claim that loses is an event delivered
 // again (a Slack retry, the other replica, a gateway replay). The platform is the key's first
 // segment ("slack:event:…", "discord:message:…"), a closed set; the rest of the key is never used.
+// Only deliveries count: a claim that makes something happen once (the assistant pane's thread
+// title, lost by every later question) is no event delivered again.
 import type { BridgeObserver } from '../bridge/observer.js';
 import type { StateStore } from '../state/types.js';
+
+/** Keys of claims on a delivery: an event, a message or an interaction. */
+const DELIVERY = /^[^:]+:(?:event|message|interaction):/;
 
 export function observeDedup<S extends StateStore>(state: S, observer: BridgeObserver): S {
   const dedup = state.dedup;
   const observed = {
     async claim(key: string, ttlMs: number) {
       const won = await dedup.claim(key, ttlMs);
-      if (!won) observer.duplicateEvent?.(key.slice(0, Math.max(0, key.indexOf(':'))) || 'other');
+      if (!won && DELIVERY.test(key))
+        observer.duplicateEvent?.(key.slice(0, Math.max(0, key.indexOf(':'))) || 'other');
       return won;
     },
   };

@@ -12,24 +12,24 @@ const rows = (text: string) => text.split('\n').filter((line) => /^\s*\d+\s/.tes
 
 describe('assistant commands', () => {
   it('shows the defaults until something is set', async () => {
-    const ctx = await makeContext();
+    const ctx = await makeContext({ platform: 'slack' });
     const shown = renderText(await runAdminLine('assistant show', ctx));
     expect(shown).toContain(DEFAULT_ASSISTANT_GREETING);
     expect(shown).toContain('the default');
     for (const prompt of DEFAULT_ASSISTANT_PROMPTS) expect(shown).toContain(prompt);
-    expect(await ctx.state.assistantSettings.get('test:W1')).toBeUndefined();
+    expect(await ctx.state.assistantSettings.get('slack:W1')).toBeUndefined();
   });
 
   it('sets the workspace greeting, and a channel greeting that wins in that channel only', async () => {
-    const ctx = await makeContext();
+    const ctx = await makeContext({ platform: 'slack' });
     expect(notices(await runAdminLine('assistant greeting "Welcome to Acme help"', ctx))).toEqual([
       'ok: New assistant threads in this workspace start with this greeting.',
     ]);
     await runAdminLine('assistant greeting "Sales desk here" --channel', ctx);
-    expect(await ctx.state.assistantSettings.get('test:W1')).toEqual({
+    expect(await ctx.state.assistantSettings.get('slack:W1')).toEqual({
       greeting: 'Welcome to Acme help',
     });
-    expect(await ctx.state.assistantSettings.get('test:W1:C1')).toEqual({
+    expect(await ctx.state.assistantSettings.get('slack:W1:C1')).toEqual({
       greeting: 'Sales desk here',
     });
     const inChannel = renderText(await runAdminLine('assistant show --channel', ctx));
@@ -37,16 +37,16 @@ describe('assistant commands', () => {
     expect(inChannel).toMatch(/set for this channel/);
     // The channel set no prompts: they come from the workspace (the defaults here).
     expect(inChannel).toContain(DEFAULT_ASSISTANT_PROMPTS[0]);
-    const other = await makeContext({ state: ctx.state, channel: 'C2' });
+    const other = await makeContext({ platform: 'slack', state: ctx.state, channel: 'C2' });
     expect(renderText(await runAdminLine('assistant show --channel', other))).toMatch(
       /Welcome to Acme help[\s\S]*from the workspace/,
     );
   });
 
   it('adds, lists and removes prompts, starting from the list in effect', async () => {
-    const ctx = await makeContext();
+    const ctx = await makeContext({ platform: 'slack' });
     await runAdminLine('assistant prompts add "How do I reset my password?"', ctx);
-    expect((await ctx.state.assistantSettings.get('test:W1'))?.prompts).toEqual([
+    expect((await ctx.state.assistantSettings.get('slack:W1'))?.prompts).toEqual([
       ...DEFAULT_ASSISTANT_PROMPTS,
       'How do I reset my password?',
     ]);
@@ -59,16 +59,16 @@ describe('assistant commands', () => {
     // A channel's own list starts from what the channel sees (the workspace's) and then
     // stands alone: the workspace list is untouched.
     await runAdminLine('assistant prompts remove 3 --channel', ctx);
-    expect((await ctx.state.assistantSettings.get('test:W1:C1'))?.prompts).toEqual(
+    expect((await ctx.state.assistantSettings.get('slack:W1:C1'))?.prompts).toEqual(
       DEFAULT_ASSISTANT_PROMPTS.slice(1),
     );
-    expect((await ctx.state.assistantSettings.get('test:W1'))?.prompts).toHaveLength(3);
+    expect((await ctx.state.assistantSettings.get('slack:W1'))?.prompts).toHaveLength(3);
   });
 
   it('refuses what Slack would refuse, naming the argument and the rule, and stores nothing', async () => {
-    const ctx = await makeContext();
+    const ctx = await makeContext({ platform: 'slack' });
     await runAdminLine('assistant prompts add "Fourth one"', ctx);
-    const before = await ctx.state.assistantSettings.get('test:W1');
+    const before = await ctx.state.assistantSettings.get('slack:W1');
     expect(errorsOf(await runAdminLine('assistant prompts add "Fifth"', ctx))).toEqual([
       '<prompt>: Slack shows at most 4 suggested prompts; remove one first (`assistant prompts remove <number>`)',
     ]);
@@ -94,15 +94,19 @@ describe('assistant commands', () => {
     expect(errorsOf(await runAdminLine('assistant greeting "   "', ctx))).toEqual([
       '<text>: must not be empty',
     ]);
-    const noChannel = await makeContext({ state: ctx.state, channel: undefined });
+    const noChannel = await makeContext({
+      platform: 'slack',
+      state: ctx.state,
+      channel: undefined,
+    });
     expect(errorsOf(await runAdminLine('assistant greeting "Hi" --channel', noChannel))).toEqual([
       '--channel: needs a channel: run the command in the channel it is for',
     ]);
-    expect(await ctx.state.assistantSettings.get('test:W1')).toEqual(before);
+    expect(await ctx.state.assistantSettings.get('slack:W1')).toEqual(before);
   });
 
   it('removing every prompt leaves none; reset brings back what is inherited', async () => {
-    const ctx = await makeContext();
+    const ctx = await makeContext({ platform: 'slack' });
     for (let i = 0; i < DEFAULT_ASSISTANT_PROMPTS.length; i++) {
       await runAdminLine('assistant prompts remove 1 --channel', ctx);
     }
@@ -112,15 +116,34 @@ describe('assistant commands', () => {
     expect(notices(await runAdminLine('assistant reset --channel', ctx))).toEqual([
       "ok: The assistant pane in this channel uses the workspace's, else the defaults again.",
     ]);
-    expect(await ctx.state.assistantSettings.get('test:W1:C1')).toBeUndefined();
+    expect(await ctx.state.assistantSettings.get('slack:W1:C1')).toBeUndefined();
     expect(
       rows(renderText(await runAdminLine('assistant prompts list --channel', ctx))),
     ).toHaveLength(DEFAULT_ASSISTANT_PROMPTS.length);
   });
 
   it('is for admins only', async () => {
-    const ctx = await makeContext({ isAdmin: false });
+    const ctx = await makeContext({ platform: 'slack', isAdmin: false });
     expect(errorsOf(await runAdminLine('assistant greeting "Hi"', ctx))).toHaveLength(1);
-    expect(await ctx.state.assistantSettings.get('test:W1')).toBeUndefined();
+    expect(await ctx.state.assistantSettings.get('slack:W1')).toBeUndefined();
+  });
+
+  it('is refused on Discord and the terminal, where no assistant pane reads it', async () => {
+    for (const platform of ['discord', 'console']) {
+      const ctx = await makeContext({ platform });
+      for (const line of ['assistant greeting "Hi"', 'assistant show', 'assistant reset']) {
+        expect(errorsOf(await runAdminLine(line, ctx)), `${line} on ${platform}`).toEqual([
+          `\`${line.split(' ').slice(0, 2).join(' ')}\` is for Slack only and changes nothing ` +
+            `here: run \`/chatbridge ${line.split(' ').slice(0, 2).join(' ')} …\` in the Slack ` +
+            'workspace it is for.',
+        ]);
+      }
+      expect(await ctx.state.assistantSettings.get(`${platform}:W1`)).toBeUndefined();
+      // help does not offer it there either, and says where it is.
+      expect(renderText(await runAdminLine('help', ctx))).not.toContain('assistant greeting');
+      expect(errorsOf(await runAdminLine('help assistant', ctx))).toEqual([
+        'The assistant commands are for Slack only: run them there.',
+      ]);
+    }
   });
 });

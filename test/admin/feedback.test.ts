@@ -80,6 +80,34 @@ describe('feedback commands', () => {
     expect(limited).toContain('Showing the newest 1');
   });
 
+  it('on the terminal lists every workspace, each row saying where it was cast', async () => {
+    const { ctx, vote } = await seeded({ platform: 'console' });
+    // Two workspaces installed through OAuth and a Discord server.
+    await vote({ messageUuid: 'm-1', workspace: 'TA', question: 'From A?' }, 'U1', 'down');
+    await vote({ messageUuid: 'm-2', workspace: 'TB', question: 'From B?' }, 'U2', 'up');
+    await vote(
+      { messageUuid: 'm-3', platform: 'discord', workspace: '42', question: 'G?' },
+      'U3',
+      'up',
+    );
+    const [listed] = await runAdminLine('feedback list', ctx);
+    expect(listed).toMatchObject({ kind: 'table', columns: expect.arrayContaining(['Where']) });
+    const table = listed as { columns: string[]; rows: string[][] };
+    const where = table.columns.indexOf('Where');
+    const question = table.columns.indexOf('Question');
+    // (Cast within one millisecond here: their order is not the point.)
+    expect(table.rows.map((row) => [row[question], row[where]]).sort()).toEqual([
+      ['From A?', 'slack:TA'],
+      ['From B?', 'slack:TB'],
+      ['G?', 'discord:42'],
+    ]);
+    // A workspace admin sees only their own: no such column.
+    const scoped = await makeContext({ platform: 'slack', workspace: 'TA', state: ctx.state });
+    const [own] = await runAdminLine('feedback list', scoped);
+    expect(own).toMatchObject({ kind: 'table' });
+    expect((own as { columns: string[] }).columns).not.toContain('Where');
+  });
+
   it('reads --since as a length of time and names the rule when it is not one', async () => {
     let now = NOW - 10 * 86_400_000;
     const { ctx, vote } = await seeded({ platform: 'slack', now: () => new Date(NOW) });

@@ -36,6 +36,8 @@ describe('chatbridge start with DISCORD_SHARDS', () => {
 
     const stop = new AbortController();
     let port!: number;
+    let started!: () => void;
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
     await new Promise<void>((resolve, reject) => {
       const running = start({
         env: {
@@ -57,6 +59,7 @@ describe('chatbridge start with DISCORD_SHARDS', () => {
           port = p;
           resolve();
         },
+        onStarted: started,
       });
       running.catch(reject);
       cleanups.push(async () => {
@@ -64,12 +67,8 @@ describe('chatbridge start with DISCORD_SHARDS', () => {
         await running;
       });
     });
-    await fake.waitFor('identify', () => true);
-    let ready = await get(port, '/readyz');
-    for (let i = 0; ready.status !== 200 && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      ready = await get(port, '/readyz');
-    }
+    await allStarted;
+    const ready = await get(port, '/readyz');
     expect(fake.gateway.identified).toEqual([[1, 2]]);
     expect(JSON.parse(ready.text)).toEqual({
       status: 'ready',

@@ -2,13 +2,14 @@
 // variable and the rule named; IDENTIFY carries [shard, count]; each server's events reach only
 // the process holding its shard and DMs only shard 0's; a conversation one process answered is
 // continued by another (all state in the shared store).
-import { Events } from 'discord.js';
+import { Events, type Interaction } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordConfigFromEnv } from '../../adapters/discord/config.js';
 import { discordShardsFromEnv } from '../../adapters/discord/shards.js';
 import { threadKey } from '../../src/bridge/types.js';
-import { user } from './fake/payloads.js';
-import { startShardRig, type ShardRig } from './shard-rig.js';
+import { clickButton, type InteractionRecord } from './fake/interactions.js';
+import { user, type FakeMessage } from './fake/payloads.js';
+import { startShardRig, type BotProcess, type ShardRig } from './shard-rig.js';
 
 const ana = user('100000000000000011', 'ana');
 const ben = user('100000000000000012', 'ben');
@@ -167,5 +168,100 @@ describe('discord shards on the fake gateway', () => {
     expect(a.handled).toEqual([]);
     expect((await rig.state.sessions.get(key))?.sessionUuid).toBe(session);
     expect(await rig.client.listMessages(session!)).toHaveLength(2);
+  });
+
+  it('a vote on an answer another process gave is recorded by the process now holding its shard', async () => {
+    rig = await startShardRig();
+    const f = rig.fake;
+    const guild = f.addGuild(1, 2);
+    // One process holds both shards and answers.
+    const single = await rig.process('single', { mode: 'ids', ids: [0, 1], count: 2 });
+    const asked = f.userMessage(guild.textChannel.id, ana, `<@${f.bot.id}> refunds?`, {
+      mentions: [f.bot],
+    });
+    const withButtons = (m: FakeMessage) =>
+      m.channel_id === asked.id && (m.components ?? []).length > 0;
+    const answer = await f.waitFor<FakeMessage>(
+      'edit',
+      withButtons,
+      f.botMessages(asked.id).filter(withButtons),
+    );
+    const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+    await single.stop();
+
+    // Re-sharded: the click on that answer reaches the process holding shard 1 only.
+    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 2 });
+    await rig.process('b', { mode: 'ids', ids: [1], count: 2 });
+    const click = clickButton(f, {
+      user: ben,
+      channelId: asked.id,
+      guildId: guild.guildId,
+      message: answer,
+      customId: row.components[1]!.custom_id,
+    });
+    const modal = await f.waitFor<InteractionRecord>(
+      'interaction',
+      (record) => record === click && record.callbacks.length > 0,
+    );
+    expect(modal.callbacks[0]).toMatchObject({ type: 9 });
+    expect(f.gateway.shardsThatGot('INTERACTION_CREATE', click.id)).toEqual(['1/2']);
+    expect(await rig.state.feedback.list()).toEqual([
+      expect.objectContaining({
+        vote: 'down',
+        userId: ben.id,
+        workspace: guild.guildId,
+        question: 'refunds?',
+        chatbotUuid: rig.chatbotUuid,
+      }),
+    ]);
+    expect(a.handled).toEqual([]);
+  });
+});
+
+describe('interactions on two processes holding the same shard', () => {
+  it('a 👍/👎 click is handled by one of them (the claim in the shared store), not both', async () => {
+    rig = await startShardRig();
+    const f = rig.fake;
+    // A rolling update: the old and the new container hold shard 0 of 1 for a while.
+    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 1 });
+    const b = await rig.process('b', { mode: 'ids', ids: [0], count: 1 });
+    const asked = f.userMessage(f.textChannel.id, ana, `<@${f.bot.id}> refunds?`, {
+      mentions: [f.bot],
+    });
+    const withButtons = (m: FakeMessage) =>
+      m.channel_id === asked.id && (m.components ?? []).length > 0;
+    const answer = await f.waitFor<FakeMessage>(
+      'edit',
+      withButtons,
+      f.botMessages(asked.id).filter(withButtons),
+    );
+    const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+    const up = row.components[0]!.custom_id;
+
+    // Both processes receive the click: wait until each has it, then let each finish its work.
+    const received = (bot: BotProcess, id: string) =>
+      new Promise<void>((resolve) => {
+        const seen = (interaction: Interaction) => {
+          if (interaction.id !== id) return;
+          bot.adapter.discord.off(Events.InteractionCreate, seen);
+          resolve();
+        };
+        bot.adapter.discord.on(Events.InteractionCreate, seen);
+      });
+    const click = clickButton(f, { user: ana, channelId: asked.id, message: answer, customId: up });
+    await Promise.all([received(a, click.id), received(b, click.id)]);
+    await a.stop();
+    await b.stop();
+
+    const callbacks = f.requests.filter(
+      (r) => r.method === 'POST' && r.path.startsWith(`/interactions/${click.id}/`),
+    );
+    expect(callbacks).toHaveLength(1);
+    expect(click.callbacks).toEqual([
+      expect.objectContaining({ type: 4, data: expect.objectContaining({ flags: 64 }) }),
+    ]);
+    expect(await rig.state.feedback.list()).toEqual([
+      expect.objectContaining({ vote: 'up', userId: ana.id, workspace: f.guildId }),
+    ]);
   });
 });

@@ -50,4 +50,21 @@ describe('metric feeds', () => {
     expect(text).not.toContain('Ev1');
     await state.close();
   });
+
+  it('does not count claims that only make something happen once (an assistant thread title)', async () => {
+    const metrics = createBridgeMetrics({ processMetrics: false });
+    const state = observeDedup(await openState('memory://'), metrics.observer);
+    // Every question after the first in an assistant pane thread loses the title claim.
+    const title = 'slack:assistant-title:slack:T1:D5:1600000000.000001';
+    expect(await state.dedup.claim(title, 60_000)).toBe(true);
+    expect(await state.dedup.claim(title, 60_000)).toBe(false);
+    expect(await state.dedup.claim(title, 60_000)).toBe(false);
+    // An interaction two processes holding one shard both received is a delivery twice.
+    expect(await state.dedup.claim('discord:interaction:99', 60_000)).toBe(true);
+    expect(await state.dedup.claim('discord:interaction:99', 60_000)).toBe(false);
+    const text = await metrics.render();
+    expect(text).not.toContain('chatbridge_dedup_hits_total{platform="slack"}');
+    expect(text).toContain('chatbridge_dedup_hits_total{platform="discord"} 1');
+    await state.close();
+  });
 });

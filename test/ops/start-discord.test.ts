@@ -37,6 +37,8 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
 
     const stop = new AbortController();
     let port!: number;
+    let started!: () => void;
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
     const listening = new Promise<void>((resolve) => {
       const running = start({
         env: {
@@ -57,6 +59,7 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
           port = p;
           resolve();
         },
+        onStarted: started,
       });
       cleanups.push(async () => {
         stop.abort();
@@ -69,11 +72,9 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
     expect(health).toMatchObject({ status: 200 });
     expect(JSON.parse(health.text)).toEqual({ status: 'ok' });
     await fake.waitFor('identify', () => true);
-    let ready = await get(port, '/readyz');
-    for (let i = 0; ready.status !== 200 && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      ready = await get(port, '/readyz');
-    }
+    // Connected: no more guessing how long that takes under load.
+    await allStarted;
+    const ready = await get(port, '/readyz');
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text)).toEqual({
       status: 'ready',
@@ -105,8 +106,10 @@ describe('chatbridge start (Discord only): health, readiness, metrics, graceful 
       mentions: [fake.bot],
     });
     await finalOf(first, 'Refunds take five days.');
+    // The count follows the final edit's HTTP answer, just after the fake saw it: scrape until it
+    // shows (bounded by the test's timeout, not by a guess at how slow a loaded machine is).
     let scraped: Awaited<ReturnType<typeof get>> | undefined;
-    for (let i = 0; i < 100; i++) {
+    for (;;) {
       scraped = await get(port, '/metrics');
       if (
         scraped.text.includes('chatbridge_answers_total{platform="discord",outcome="answered"} 1')

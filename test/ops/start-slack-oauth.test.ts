@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { start } from '../../src/start.js';
 import { CLIENT_ID, CLIENT_SECRET } from '../slack/fake-oauth.js';
+import { FakeDiscord, TOKEN as DISCORD_TOKEN } from '../discord/fake/discord.js';
 import { FakeSlack } from '../slack/fake-slack.js';
 import { SIGNING_SECRET } from '../slack/harness.js';
 import { API_KEY, scriptedService } from './scripted-service.js';
@@ -74,5 +75,97 @@ describe('chatbridge start with Slack OAuth installs', () => {
     );
     // No token was ever used: nothing installed, nothing called.
     expect(fake.calls).toEqual([]);
+  });
+});
+
+describe('chatbridge start with Slack OAuth installs and Discord shards together', () => {
+  it('runs both: /readyz names Slack and each shard, /metrics labels carry no id', async () => {
+    const service = await scriptedService(Promise.resolve());
+    cleanups.push(() => service.close());
+    const slack = await new FakeSlack().start();
+    cleanups.push(() => slack.close());
+    const discord = await new FakeDiscord().start();
+    cleanups.push(() => discord.close());
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve, reject) => {
+      const running = start({
+        env: {
+          ...oauthEnv(slack.apiUrl, service.url),
+          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('hex'),
+          DISCORD_TOKEN: DISCORD_TOKEN,
+          DISCORD_API_URL: discord.apiUrl,
+          DISCORD_SHARD_COUNT: '2',
+          DISCORD_SHARDS: '0-1',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: stop.signal,
+        onListening: resolve,
+      });
+      running.catch(reject);
+      cleanups.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const base = `http://127.0.0.1:${port}`;
+    // Slack listens on PORT, so the port is announced once every adapter has started.
+    const ready = await fetch(`${base}/readyz`);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: {
+        store: 'ok',
+        service: 'ok',
+        'platform:slack': 'ok',
+        'platform:discord': 'ok',
+        'platform:discord:shard 0/2': 'ok',
+        'platform:discord:shard 1/2': 'ok',
+      },
+    });
+    expect(discord.gateway.identified.sort()).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+    const install = await fetch(`${base}/slack/install`, { redirect: 'manual' });
+    expect(install.status).toBe(302);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const connections = metrics
+      .split('\n')
+      .filter((line) => line.startsWith('chatbridge_platform_connection_ready{'));
+    expect(connections).toEqual([
+      'chatbridge_platform_connection_ready{platform="discord",connection="shard 0/2"} 1',
+      'chatbridge_platform_connection_ready{platform="discord",connection="shard 1/2"} 1',
+    ]);
+    expect(metrics).not.toContain(discord.guildId);
+  });
+
+  it('a half-set Discord shard setting stops start naming its variable, Slack OAuth or not', async () => {
+    await expect(
+      start({
+        env: {
+          ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+          DISCORD_TOKEN: DISCORD_TOKEN,
+          DISCORD_SHARDS: '0',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+      }),
+    ).rejects.toThrow(/^DISCORD_SHARD_COUNT: is required when DISCORD_SHARDS lists shard ids/);
+  });
+
+  it('shard settings without DISCORD_TOKEN stop start naming it, not run Slack alone', async () => {
+    await expect(
+      start({
+        env: {
+          ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+          DISCORD_SHARD_COUNT: '2',
+          DISCORD_SHARDS: '1',
+        },
+        stdin: process.stdin,
+        stdout: process.stdout,
+      }),
+    ).rejects.toThrow(/^DISCORD_TOKEN: required when DISCORD_SHARDS or DISCORD_SHARD_COUNT is set/);
   });
 });

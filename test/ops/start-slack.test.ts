@@ -111,6 +111,8 @@ describe('chatbridge start with Slack: health, readiness, metrics, graceful stop
     const fake = await new FakeSlack().start();
     cleanups.push(() => fake.close());
     const stop = new AbortController();
+    let started!: () => void;
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
     const port = await new Promise<number>((resolve, reject) => {
       const running = start({
         env: {
@@ -127,6 +129,7 @@ describe('chatbridge start with Slack: health, readiness, metrics, graceful stop
         stdout: process.stdout,
         signal: stop.signal,
         onListening: resolve,
+        onStarted: started,
       });
       running.catch(reject);
       cleanups.push(async () => {
@@ -137,11 +140,9 @@ describe('chatbridge start with Slack: health, readiness, metrics, graceful stop
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     await fake.connected();
-    let ready = await fetch(`${base}/readyz`);
-    for (let i = 0; ready.status !== 200 && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      ready = await fetch(`${base}/readyz`);
-    }
+    // Socket Mode connected (app.start resolved): no guessing how long that takes under load.
+    await allStarted;
+    const ready = await fetch(`${base}/readyz`);
     expect(await ready.json()).toEqual({
       status: 'ready',
       checks: { store: 'ok', service: 'ok', 'platform:slack': 'ok' },

@@ -269,8 +269,10 @@ export class FakeSlack {
 
   private dispatch(method: string, args: Args, authorization: string | undefined): Reply {
     const ws = this.workspace;
-    // An OAuth token reaches only its own workspace's channels, as in Slack.
-    const channel = typeof args.channel === 'string' ? args.channel : undefined;
+    // An OAuth token reaches only its own workspace's channels, as in Slack (assistant.threads.*
+    // and files.completeUploadExternal name theirs channel_id).
+    const named = args.channel ?? args.channel_id;
+    const channel = typeof named === 'string' ? named : undefined;
     if (channel && !this.oauth.reaches(authorization, channel)) {
       return { ok: false, error: 'channel_not_found' };
     }

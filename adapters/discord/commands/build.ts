@@ -11,6 +11,7 @@ import {
   type APIApplicationCommandSubcommandOption,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { availableOn } from '../../../src/admin/index.js';
 import type { AdminCommand, ArgSpec, ReferenceKind } from '../../../src/admin/types.js';
 
 export const COMMAND_NAME = 'chatbridge';
@@ -98,7 +99,7 @@ export function buildSlashCommand(
 ): RESTPostAPIChatInputApplicationCommandsJSONBody {
   const options: APIApplicationCommandOption[] = [];
   const groups = new Map<string, APIApplicationCommandSubcommandOption[]>();
-  for (const command of commands) {
+  for (const command of commands.filter((c) => availableOn(c, 'discord'))) {
     if (command.verb === '') {
       // A noun alone (help) is a plain subcommand beside the groups.
       options.push(subcommand(command, command.noun));

@@ -15,6 +15,8 @@ import type { AdminArgs, AdminCommand, AdminContext, AdminOutput } from '../type
 import { fields, flag, ok, positional, table } from './shared.js';
 
 const PROMPT_ACTIONS = ['add', 'list', 'remove'] as const;
+/** Slack's AI side pane: nothing on Discord or the terminal reads these settings. */
+const SLACK_ONLY = ['slack'] as const;
 
 const channelFlag = flag(
   'channel',
@@ -85,6 +87,7 @@ const greeting: AdminCommand = {
   verb: 'greeting',
   summary: "Set the greeting a new thread in Slack's assistant pane starts with",
   permission: 'admin',
+  platforms: SLACK_ONLY,
   args: [
     positional('text', 'text', `The greeting, up to ${ASSISTANT_LIMITS.greetingChars} characters`),
     channelFlag,
@@ -106,6 +109,7 @@ const prompts: AdminCommand = {
   verb: 'prompts',
   summary: "List, add or remove the prompts suggested in a new thread of Slack's assistant pane",
   permission: 'admin',
+  platforms: SLACK_ONLY,
   args: [
     positional('action', 'enum', 'What to do with the prompts', { choices: PROMPT_ACTIONS }),
     positional('prompt', 'text', 'add: the prompt to suggest; remove: its number in the list', {
@@ -177,6 +181,7 @@ const show: AdminCommand = {
   verb: 'show',
   summary: 'Show the greeting and prompts a new assistant thread gets here',
   permission: 'admin',
+  platforms: SLACK_ONLY,
   args: [channelFlag],
   async run(ctx, args) {
     const scope = scopeOf(ctx, args, show);
@@ -201,6 +206,7 @@ const reset: AdminCommand = {
   verb: 'reset',
   summary: "Forget this place's own greeting and prompts (back to the workspace's or defaults)",
   permission: 'admin',
+  platforms: SLACK_ONLY,
   args: [channelFlag],
   async run(ctx, args) {
     const scope = scopeOf(ctx, args, reset);

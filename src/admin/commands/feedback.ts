@@ -67,18 +67,25 @@ const list: AdminCommand = {
     const rows = await ctx.state.feedback.list(filter);
     if (rows.length === 0) return [info(`No ${describe(filter, args)} yet.`)];
     const limit = typeof args.limit === 'number' ? Math.floor(args.limit) : DEFAULT_LIMIT;
+    // The terminal sees every workspace (many Slack installs, Discord servers): say whose.
+    const everywhere = scopeOf(ctx) === undefined;
     const shown = rows
       .slice(0, limit)
       .map((row) => [
         row.id,
         when(row.updatedAt),
+        ...(everywhere ? [`${row.platform}:${row.workspace}`] : []),
         VOTE_MARK[row.vote],
         row.question,
         row.reason ?? '',
       ]);
     const down = rows.filter((row) => row.vote === 'down').length;
     const out: AdminOutput[] = [
-      table('Feedback', ['ID', 'When (UTC)', 'Vote', 'Question', 'Reason'], shown),
+      table(
+        'Feedback',
+        ['ID', 'When (UTC)', ...(everywhere ? ['Where'] : []), 'Vote', 'Question', 'Reason'],
+        shown,
+      ),
       info(
         `${rows.length} ${rows.length === 1 ? 'vote' : 'votes'}: ${rows.length - down} 👍, ${down} 👎.` +
           (rows.length > limit ? ` Showing the newest ${limit}; \`--limit\` shows more.` : '') +

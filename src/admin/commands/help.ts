@@ -1,5 +1,6 @@
 // help [noun]: for everyone. Lists the commands (with their arguments for one noun).
-import { AdminInputError } from '../errors.js';
+import { AdminInputError, AdminRefusal } from '../errors.js';
+import { availableOn } from '../args.js';
 import type { AdminCommand, AdminNoun } from '../types.js';
 import { commandHelp, overview } from '../usage.js';
 import { positional } from './shared.js';
@@ -29,9 +30,17 @@ export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand 
     ],
     async run(ctx, args) {
       const topic = args.topic as AdminNoun | undefined;
-      const commands = table().filter((c) => topic === undefined || c.noun === topic);
-      if (commands.length === 0)
+      const commands = table().filter(
+        (c) => (topic === undefined || c.noun === topic) && availableOn(c, ctx.platform),
+      );
+      if (commands.length === 0) {
+        const elsewhere = table().find((c) => c.noun === topic)?.platforms;
+        if (elsewhere) {
+          const where = elsewhere.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join(' or ');
+          throw new AdminRefusal(`The ${topic} commands are for ${where} only: run them there.`);
+        }
         throw new AdminInputError('<topic>', `must be one of ${HELP_NOUNS.join(', ')}`, help);
+      }
       const body =
         topic === undefined ? overview(commands) : commands.map(commandHelp).join('\n\n');
       const notes = [

@@ -112,6 +112,8 @@ export interface ComponentOptions {
   user: FakeUser;
   channelId: string;
   dm?: boolean;
+  /** The server it happens in (default the main one); its shard decides who receives it. */
+  guildId?: string;
 }
 
 function newRecord(fake: FakeDiscord): InteractionRecord {
@@ -129,6 +131,7 @@ function newRecord(fake: FakeDiscord): InteractionRecord {
 
 function common(fake: FakeDiscord, record: InteractionRecord, o: ComponentOptions) {
   const channel = fake.channels.get(o.channelId);
+  const guildId = o.guildId ?? fake.guildId;
   return {
     id: record.id,
     application_id: fake.applicationId,
@@ -139,12 +142,12 @@ function common(fake: FakeDiscord, record: InteractionRecord, o: ComponentOption
     app_permissions: '2248473465835073',
     locale: 'en-US',
     entitlements: [],
-    authorizing_integration_owners: { 0: fake.guildId },
+    authorizing_integration_owners: { 0: guildId },
     attachment_size_limit: 10_485_760,
     ...(o.dm
       ? { user: o.user, context: 1 }
       : {
-          guild_id: fake.guildId,
+          guild_id: guildId,
           guild_locale: 'en-US',
           member: { user: o.user, ...memberPayload('0') },
           context: 0,
