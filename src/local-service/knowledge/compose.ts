@@ -17,7 +17,7 @@ import { topicOf } from './follow-up.js';
 import { termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
 import { type Block, blocksOf } from './markdown.js';
-import { joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
+import { isContentsLine, joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
 import { writeWindowAnswer } from './write.js';
 import type { ComposedAnswer, Passage } from './types.js';
 
@@ -221,6 +221,7 @@ export function composeAnswer(
     if (blocks === undefined)
       blocksCache.set(unit.cited, (blocks = blocksOf(unit.cited.passage.text)));
     const parts = windowFrom(unit, WINDOW_WORDS, blocks);
+    if (parts.every(isContentsLine)) continue; // a table of contents names, it does not answer
     const held = allOnes(termsOf(joinParts(parts)));
     const holds = queryTerms.map((term) => matches(term, held));
     const coverage = holds.reduce((sum, strength, i) => sum + strength * queryIdf[i]!, 0);

@@ -60,7 +60,6 @@ function isLabel(block: Block, next: Block | undefined): boolean {
   );
 }
 
-
 /** The units of one passage, in order. */
 export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
   const blocks = blocksOf(cited.passage.text);

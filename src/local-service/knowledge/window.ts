@@ -106,7 +106,7 @@ const isNavigationLine = (part: Part) => {
 };
 
 /** A contents line: a list item of a few words with no sentence in it ("- 📚 Examples"). */
-const isContentsLine = (part: Part) =>
+export const isContentsLine = (part: Part) =>
   part.line && wordCount(part.text) <= 5 && !/[.!?:;]["'”’)\]`*_]*$/.test(part.text);
 
 /**

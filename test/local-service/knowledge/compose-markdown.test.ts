@@ -182,3 +182,25 @@ describe('composeAnswer on plain Q&A text', () => {
     expect(answer.text).toBe('According to README.md: Open settings and choose reset password.');
   });
 });
+
+describe('composeAnswer on a page that opens with its contents', () => {
+  it('answers from the section, never with the table of contents that names it', () => {
+    const contents = [
+      '- [Class: WebSocketServer](#class-websocketserver)',
+      '  - [new WebSocketServer(options)](#new-websocketserveroptions)',
+      '  - [Event: close](#event-close)',
+    ].join('\n');
+    const section = 'It extends the `EventEmitter` and accepts connections.';
+    const answer = composeAnswer(
+      'what is the WebSocketServer class?',
+      [
+        passage(contents, { score: 10 }),
+        passage(section, { chunkIndex: 4, section: 'Class: WebSocketServer', score: 2 }),
+      ],
+      { citations: false },
+    );
+    expect(answer.text).toBe(
+      'According to README.md: It extends the `EventEmitter` and accepts connections.',
+    );
+  });
+});
