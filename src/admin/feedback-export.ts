@@ -1,6 +1,8 @@
-// Feedback rows as files: CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma,
-// quote or line break, quotes doubled) and JSON Lines. Spreadsheets run a cell that starts with
-// = + - @ (or a tab or carriage return) as a formula, so such a CSV cell is prefixed with '.
+// Feedback rows as files: CSV (RFC 4180 through csv-stringify: CRLF line ends, fields quoted
+// when they hold a comma, quote or line break, quotes doubled) and JSON Lines. Spreadsheets run
+// a cell that starts with = + - @ (or a tab or carriage return) as a formula, so such a CSV cell
+// is prefixed with ' (csv-stringify's escape_formulas).
+import { stringify } from 'csv-stringify/sync';
 import type { FeedbackRecord } from '../state/types.js';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
@@ -49,19 +51,24 @@ function columns(row: FeedbackRecord): Record<Column, string> {
   };
 }
 
+const CSV_OPTIONS = {
+  record_delimiter: 'windows',
+  escape_formulas: true,
+  // A lone line break is quoted too (csv-stringify quotes only its record delimiter by itself).
+  quoted_match: /[\r\n]/,
+} as const;
+
 /** One CSV field: defused against formulas, then quoted when RFC 4180 needs it. */
 export function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return stringify([[value]], CSV_OPTIONS).replace(/\r\n$/, '');
 }
 
 export function toCsv(rows: readonly FeedbackRecord[]): string {
-  const lines = [EXPORT_COLUMNS.join(',')];
-  for (const row of rows) {
-    const values = columns(row);
-    lines.push(EXPORT_COLUMNS.map((name) => csvField(values[name])).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  const values = rows.map((row) => {
+    const fields = columns(row);
+    return EXPORT_COLUMNS.map((name) => fields[name]);
+  });
+  return stringify([[...EXPORT_COLUMNS], ...values], CSV_OPTIONS);
 }
 
 export function toJsonl(rows: readonly FeedbackRecord[]): string {

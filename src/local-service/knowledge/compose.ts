@@ -14,9 +14,8 @@ import {
   titleNames,
 } from './compose-shape.js';
 import { topicOf } from './follow-up.js';
-import { termsOf } from './terms.js';
+import { oneEditAway, termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
-import { type Block, blocksOf } from './markdown.js';
 import { isContentsLine, joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
 import { writeWindowAnswer } from './write.js';
 import type { ComposedAnswer, Passage } from './types.js';
@@ -84,26 +83,14 @@ function matches(term: string, weights: ReadonlyMap<string, number>): number {
   return best;
 }
 
-/** Whether two words are one edit apart: a letter changed, added, dropped or two swapped. */
-export function oneEditApart(a: string, b: string): boolean {
-  if (a === b || Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) {
-    return (
-      a.slice(i + 1) === b.slice(i + 1) ||
-      (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
-    );
-  }
-  const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  return long.slice(i + 1) === short.slice(i);
-}
-
 /** The passages' word a question term stands for: itself when they hold it, else one edit away. */
 function spelledAs(term: string, passageTerms: ReadonlyMap<string, number>[]): string {
   if (term.length < 5 || passageTerms.some((terms) => terms.has(term))) return term;
-  for (const terms of passageTerms)
-    for (const known of terms.keys()) if (oneEditApart(term, known)) return known;
+  const spellings = oneEditAway(term);
+  for (const terms of passageTerms) {
+    const known = spellings.find((spelling) => terms.has(spelling));
+    if (known !== undefined) return known;
+  }
   return term;
 }
 
@@ -197,18 +184,18 @@ export function composeAnswer(
             unit.cited.passage.chunkIndex === 0 && titleNames(unit.cited.passage.title, subject),
         );
   if (opening !== undefined) {
-    const blocks = blocksOf(opening.unit.cited.passage.text);
-    const first = blocks.findIndex((block) => block.kind !== 'heading' && block.kind !== 'code');
+    const first = opening.unit.blocks.findIndex(
+      (block) => block.kind !== 'heading' && block.kind !== 'code',
+    );
     const lead = { ...opening.unit, block: Math.max(0, first), sentence: 0 };
     return writeWindowAnswer(
-      [{ lead, parts: windowFrom(lead, WINDOW_WORDS, blocks, OPENING_MIN_WORDS) }],
+      [{ lead, parts: windowFrom(lead, WINDOW_WORDS, OPENING_MIN_WORDS) }],
       options.citations,
     );
   }
 
   // The answer is the window (window.ts) that best answers: its lead unit's own strength
   // (its words, the question's shape) and the question's words the rest of it holds.
-  const blocksCache = new Map<unknown, Block[]>();
   const windows: Window[] = [];
   for (const candidate of scored) {
     const { unit } = candidate;
@@ -217,10 +204,7 @@ export function composeAnswer(
     for (const [i, strength] of candidate.matched) lead += strength * queryIdf[i]!;
     lead *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
     if (unit.kind === 'row') lead *= ROW_FACTOR;
-    let blocks = blocksCache.get(unit.cited);
-    if (blocks === undefined)
-      blocksCache.set(unit.cited, (blocks = blocksOf(unit.cited.passage.text)));
-    const parts = windowFrom(unit, WINDOW_WORDS, blocks);
+    const parts = windowFrom(unit);
     if (parts.every(isContentsLine)) continue; // a table of contents names, it does not answer
     const held = allOnes(termsOf(joinParts(parts)));
     const holds = queryTerms.map((term) => matches(term, held));

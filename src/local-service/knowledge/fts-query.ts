@@ -15,7 +15,7 @@
 // chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
 import type { ServiceDb } from '../db/open.js';
-import { isStopWord } from './terms.js';
+import { isStopWord, oneEditAway } from './terms.js';
 
 export interface Clause {
   /** The clause in FTS5 query syntax. */
@@ -38,25 +38,6 @@ export const MAX_QUESTION_TERMS = 32;
 const MAX_SPELLINGS = 4;
 /** Longer "words" (hashes, ids) are not spelling mistakes. */
 const MAX_SPELLED_LENGTH = 24;
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-
-/** Every string one edit away from a word: deleted, swapped, changed or added letters. */
-function oneEditAway(word: string): string[] {
-  const alphabet = [...new Set([...LETTERS, ...word])];
-  const out = new Set<string>();
-  for (let i = 0; i <= word.length; i++) {
-    const [head, tail] = [word.slice(0, i), word.slice(i)];
-    if (tail) out.add(head + tail.slice(1));
-    if (tail.length > 1) out.add(head + tail[1] + tail[0] + tail.slice(2));
-    for (const letter of alphabet) {
-      if (tail) out.add(head + letter + tail.slice(1));
-      out.add(head + letter + tail);
-    }
-  }
-  out.delete(word);
-  return [...out];
-}
-
 /**
  * A question's words as FTS5's unicode61 reads them: letters, digits and private-use characters,
  * with the combining marks inside them (a decomposed "Zu\u0308rich" is one word, as in the index;

@@ -2,6 +2,7 @@
 // links kept, links to relative paths or anchors reduced to their words (they lead nowhere
 // outside the document), images and badges dropped, HTML tags removed, reference links
 // resolved, and escapes such as `\.` written as the character they protect.
+import { decodeHTML } from 'entities';
 import { Lexer, type Token, type TokensList } from 'marked';
 
 type Links = TokensList['links'];
@@ -29,7 +30,7 @@ function chatToken(token: Token): string {
     case 'text':
       return 'tokens' in token && token.tokens
         ? chatInline(token.tokens)
-        : decodeEntities(String(token.text));
+        : decodeText(String(token.text));
     case 'escape':
       return SIGNIFICANT.has(String(token.text)) ? token.raw : String(token.text);
     case 'strong':
@@ -58,24 +59,10 @@ function chatToken(token: Token): string {
   }
 }
 
-const ENTITIES: Record<string, string> = {
-  nbsp: ' ',
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  '#39': "'",
-  mdash: '—',
-  ndash: '–',
-  hellip: '…',
-};
-
-/** The named entities a README uses for spacing and symbols, as the characters they stand for. */
-const decodeEntities = (text: string) =>
-  text.includes('&')
-    ? text.replace(/&(#39|[a-z]+);/g, (whole, name: string) => ENTITIES[name] ?? whole)
-    : text;
+/** Entities in text (&amp;, &#39; …) as the characters they stand for; &nbsp; (spacing in a
+ * README's navigation line) as a plain space. */
+const decodeText = (text: string) =>
+  text.includes('&') ? decodeHTML(text.replace(/&nbsp;/gi, ' ')) : text;
 
 const wrap = (mark: string, inner: string) =>
   inner.trim() === '' ? inner : `${mark}${inner}${mark}`;

@@ -56,3 +56,22 @@ export function termsOf(text: string): string[] {
   }
   return terms;
 }
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Every string one edit away from a word: deleted, swapped, changed or added letters. */
+export function oneEditAway(word: string): string[] {
+  const alphabet = [...new Set([...LETTERS, ...word])];
+  const out = new Set<string>();
+  for (let i = 0; i <= word.length; i++) {
+    const [head, tail] = [word.slice(0, i), word.slice(i)];
+    if (tail) out.add(head + tail.slice(1));
+    if (tail.length > 1) out.add(head + tail[1] + tail[0] + tail.slice(2));
+    for (const letter of alphabet) {
+      if (tail) out.add(head + letter + tail.slice(1));
+      out.add(head + letter + tail);
+    }
+  }
+  out.delete(word);
+  return [...out];
+}

@@ -15,7 +15,9 @@ export interface Unit {
   rank: number;
   /** Order within the passage. */
   position: number;
-  /** Where it starts in the passage: its block (blocksOf) and its sentence within the block. */
+  /** Its passage's blocks, read once and shared by the passage's units (window.ts reads on). */
+  blocks: readonly Block[];
+  /** Where it starts in the passage: its block (in blocks) and its sentence within the block. */
   block: number;
   sentence: number;
   kind: 'sentence' | 'item' | 'row';
@@ -78,7 +80,8 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
     for (const quoted of raw.match(QUOTED) ?? []) raise(weights, termsOf(quoted), QUOTED_WEIGHT);
     const ownTerms = Math.max(1, new Set(termsOf(raw)).size);
     const unit: Unit = {
-      ...{ cited, rank, position: units.length, block: b, sentence, kind, text, weights, ownTerms },
+      ...{ cited, rank, position: units.length, blocks, block: b, sentence, kind, text, weights },
+      ownTerms,
       section: new Set(termsOf(section)),
       carriedUnits: [],
     };

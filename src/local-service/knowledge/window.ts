@@ -3,7 +3,7 @@
 // introduces, the paragraphs after it) until about WINDOW_WORDS words, the section's end or
 // the passage's end. Only whole sentences, items, rows and code blocks are taken, so every
 // sentence ends where its source ended it and every fence is closed.
-import { type Block, blocksOf } from './markdown.js';
+import type { Block } from './markdown.js';
 import { splitSentences } from './sentences.js';
 import type { Unit } from './units.js';
 
@@ -40,10 +40,10 @@ export interface Part {
 export function windowFrom(
   lead: Unit,
   budget = WINDOW_WORDS,
-  blocks: Block[] = blocksOf(lead.cited.passage.text),
   /** Reads on past headings while shorter than this (a document's opening: a tagline alone). */
   minWords = 0,
 ): Part[] {
+  const { blocks } = lead;
   const parts: Part[] = [];
   let words = 0;
   const take = (text: string, line = false) => {
