@@ -21,6 +21,9 @@ const DEFINITION_FORMS = [
 /** Words a chat question ends on that are not part of what it asks about. */
 const FILLER = /(?:\s+(?:used\s+for|good\s+for|for|about|all\s+about|\p{L}+ly))+$/iu;
 
+/** "X in Y" asks what X is within Y (a product, a package): the subject is X. */
+const WITHIN = /\s+(?:in|inside|within|with)\s+\S+(?:\s+\S+)?$/i;
+
 /** Words a document's title carries besides its name ("p-queue-README.md" names p-queue). */
 const TITLE_WORDS = new Set(termsOf('readme md mdx txt docs doc documentation guide index'));
 
@@ -36,7 +39,7 @@ export function titleNames(title: string, subject: readonly string[]): boolean {
 /** The terms of what a definition question asks about, or undefined for another question. */
 export function definitionSubject(query: string): string[] | undefined {
   for (const form of DEFINITION_FORMS) {
-    const subject = form.exec(query.trim())?.[1]?.replace(FILLER, '');
+    const subject = form.exec(query.trim())?.[1]?.replace(WITHIN, '').replace(FILLER, '');
     if (subject === undefined) continue;
     const terms = [...new Set(termsOf(subject))];
     return terms.length > 0 && terms.length <= MAX_SUBJECT_TERMS ? terms : undefined;
@@ -75,9 +78,22 @@ export function leadsWithSubject(text: string, subject: readonly string[]): bool
   return seen.size === wanted.size && isVerbLike(words[at] ?? '');
 }
 
-/** Whether the unit's section heading is the subject itself ("# chatbridge"). */
-export function sectionIsSubject(unit: Unit, subject: readonly string[]): boolean {
-  return unit.section.size === subject.length && subject.every((term) => unit.section.has(term));
+/**
+ * Whether the unit opens a section about the subject: it is the first thing said under a
+ * heading made of the subject's words ("## Interceptors", "#### Summary" for "Summary
+ * metric"), or under a document's title that names the subject ("# The `BigInt` primitive
+ * type"). The first words under such a heading say what the subject is; later ones say how
+ * it is used.
+ */
+export function opensSubjectSection(unit: Unit, subject: readonly string[]): boolean {
+  const heading = unit.blocks[unit.block - 1];
+  if (unit.sentence !== 0 || heading?.kind !== 'heading') return false;
+  const words = new Set(termsOf(heading.text));
+  const named = subject.filter((term) => words.has(term)).length;
+  if (words.size === 0 || named === 0) return false;
+  const onlySubject = named === words.size && named * 2 >= subject.length;
+  const titleAbout = heading.depth === 1 && named === subject.length;
+  return onlySubject || titleAbout;
 }
 
 const HOW_TO =

@@ -10,7 +10,7 @@ import {
   definitionSubject,
   isHowTo,
   leadsWithSubject,
-  sectionIsSubject,
+  opensSubjectSection,
   titleNames,
 } from './compose-shape.js';
 import { topicOf } from './follow-up.js';
@@ -36,7 +36,7 @@ const PREFIX_WEIGHT = 0.7;
 const FOCUS_BONUS = 0.3;
 /** A term the unit's section heading names too (the section is about it) adds this share. */
 const SECTION_BONUS = 0.5;
-/** A table row reads worse than prose that says as much. */
+/** A table row (or an option's lines of code) reads worse than prose that says as much. */
 const ROW_FACTOR = 0.85;
 /** What a term of the topic adds to a unit holding it (times its rarity), for a follow-up… */
 const TOPIC_WEIGHT = 0.35;
@@ -64,9 +64,9 @@ const SUPPORT_SCORE = 0.45;
 const MIN_SUPPORT_WORDS = 8;
 /** A second source's window is short: it supports, the first answers. */
 const SUPPORT_WORDS = 50;
-/** For "what is X": a sentence with X as its subject, and one under a heading that is X. */
+/** For "what is X": a sentence with X as its subject, and the first one under a heading of X. */
 const SUBJECT_LEAD_BONUS = 0.5;
-const SUBJECT_SECTION_BONUS = 0.3;
+const SUBJECT_SECTION_BONUS = 2;
 /** For "how do I …": a unit introducing the command that does it (see compose-shape.ts). */
 const PROCEDURE_BONUS = 0.8;
 
@@ -156,7 +156,7 @@ export function composeAnswer(
       });
       if (subject !== undefined) {
         if (leadsWithSubject(unit.text, subject)) base += SUBJECT_LEAD_BONUS * subjectIdf;
-        if (sectionIsSubject(unit, subject)) base += SUBJECT_SECTION_BONUS * subjectIdf;
+        if (opensSubjectSection(unit, subject)) base += SUBJECT_SECTION_BONUS * subjectIdf;
       }
       const procedure = howTo
         ? PROCEDURE_BONUS * procedureIdf(unit, queryTerms, queryIdf, matched)
@@ -203,7 +203,7 @@ export function composeAnswer(
     let lead = candidate.base + candidate.procedure;
     for (const [i, strength] of candidate.matched) lead += strength * queryIdf[i]!;
     lead *= 1 + FOCUS_BONUS * Math.min(1, candidate.matched.size / unit.ownTerms);
-    if (unit.kind === 'row') lead *= ROW_FACTOR;
+    if (unit.kind === 'row' || unit.kind === 'entry') lead *= ROW_FACTOR;
     const parts = windowFrom(unit);
     if (parts.every(isContentsLine)) continue; // a table of contents names, it does not answer
     const held = allOnes(termsOf(joinParts(parts)));

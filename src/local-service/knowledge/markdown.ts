@@ -21,6 +21,8 @@ export interface Block {
   header?: string[];
   /** List items: the bullet or number, to write the list back. */
   bullet?: string;
+  /** Headings: 1 for "#" … 6 for "######" (a setext heading: 1 or 2). */
+  depth?: number;
 }
 
 /** The blocks of a chunk's text, in order, as marked reads it, inline Markdown chat-ready. */
@@ -49,7 +51,7 @@ function pushBlocks(token: Token, blocks: Block[]): void {
   switch (token.type) {
     case 'heading': {
       const words = inline(token.tokens).replace(/\s+/g, ' ');
-      if (words !== '') blocks.push({ kind: 'heading', text: words });
+      if (words !== '') blocks.push({ kind: 'heading', text: words, depth: token.depth });
       return;
     }
     case 'paragraph':

@@ -4,6 +4,7 @@
 // unit ending with ":" (or a caption right before a code block) carries the code block or
 // list it introduces, so the two are written together and never glued into one sentence.
 import type { CitedPassage } from './cite.js';
+import { codeEntries } from './code-entries.js';
 import { type Block, blocksOf, portableInline } from './markdown.js';
 import { splitSentences } from './sentences.js';
 import { termsOf } from './terms.js';
@@ -20,7 +21,8 @@ export interface Unit {
   /** Where it starts in the passage: its block (in blocks) and its sentence within the block. */
   block: number;
   sentence: number;
-  kind: 'sentence' | 'item' | 'row';
+  /** An entry is an option of a long code block, with its comments (code-entries.ts). */
+  kind: 'sentence' | 'item' | 'row' | 'entry';
   /** As written in the answer: inline Markdown kept, relative links unwrapped. */
   text: string;
   /** A code block or list written right after the unit. */
@@ -43,6 +45,8 @@ const CARRIED_LIST_WEIGHT = 0.3;
 const MAX_CARRIED_ITEMS = 12;
 
 const QUOTED = /"[^"\n]*"|“[^”\n]*”/g;
+/** Where a link points (its address, its title) and bare addresses: not what the text says. */
+const ADDRESSES = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)|<?\bhttps?:\/\/[^\s>)]+>?/g;
 const ends = (text: string) => /[.!?…]["'”’)\]*_`]*$/.test(text.trim());
 const isQuestion = (text: string) => /\?["'”’)*_]*$/.test(text.trim());
 
@@ -72,7 +76,8 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
   const carriers = new Map<number, Unit>();
   const blockOf = new Map<Unit, number>();
   let b = 0;
-  const make = (kind: Unit['kind'], text: string, raw: string, sentence = 0): Unit => {
+  const make = (kind: Unit['kind'], text: string, source: string, sentence = 0): Unit => {
+    const raw = source.replace(ADDRESSES, (address) => (address.startsWith(']') ? ']' : ' '));
     const weights = new Map<string, number>();
     raise(weights, termsOf(section), HEADING_CARRY);
     if (question !== undefined) raise(weights, termsOf(question), 1);
@@ -101,7 +106,11 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
         carry(make('sentence', `${portableInline(block.text)}:`, block.text), blocks, b);
       continue;
     }
-    if (block.kind === 'code') continue; // written only with the unit that introduces it
+    if (block.kind === 'code') {
+      // Written whole with the unit that introduces it; a long one's options also stand alone.
+      for (const entry of codeEntries(block.text)) make('entry', entry.snippet, entry.words);
+      continue;
+    }
     if (block.kind === 'row') {
       if ((block.cells ?? []).some((cell) => cell !== '')) make('row', rowLine(block), block.text);
       continue;

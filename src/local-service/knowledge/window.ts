@@ -43,7 +43,10 @@ export function windowFrom(
   /** Reads on past headings while shorter than this (a document's opening: a tagline alone). */
   minWords = 0,
 ): Part[] {
+  // An option of a long code block answers alone, as the lines it is (see code-entries.ts).
+  if (lead.kind === 'entry') return [{ text: lead.text, line: false }];
   const { blocks } = lead;
+  const sectionDepth = depthAt(blocks, lead.block);
   const parts: Part[] = [];
   let words = 0;
   const take = (text: string, line = false) => {
@@ -54,9 +57,16 @@ export function windowFrom(
     const block = blocks[b]!;
     switch (block.kind) {
       case 'heading':
-        // A heading as the lead introduces the code under it ("Install:" over `npm i`); any
+        // A heading as the lead introduces the code under it ("Install:" over `npm i`), and a
+        // deeper one opens a part of the lead's section ("##### Configuration" under "####
+        // Summary"; under a document's title, every section is deeper: each is its own); any
         // other heading starts another section, which the question did not pick.
-        if (b !== lead.block && countWords(trimmed(parts)) >= minWords) return trimmed(parts);
+        if (
+          b !== lead.block &&
+          !(sectionDepth > 1 && block.depth !== undefined && block.depth > sectionDepth) &&
+          countWords(trimmed(parts)) >= minWords
+        )
+          return trimmed(parts);
         take(`**${block.text}**`);
         continue;
       case 'code':
@@ -89,6 +99,12 @@ export function windowFrom(
     }
   }
   return trimmed(parts);
+}
+
+/** The depth of the heading whose section holds block `at` (7, deeper than any, if unknown). */
+function depthAt(blocks: readonly Block[], at: number): number {
+  for (let b = at - 1; b >= 0; b--) if (blocks[b]!.kind === 'heading') return blocks[b]!.depth ?? 7;
+  return 7;
 }
 
 const countWords = (parts: Part[]) => parts.reduce((sum, part) => sum + wordCount(part.text), 0);

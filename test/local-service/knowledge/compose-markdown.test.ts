@@ -204,3 +204,73 @@ describe('composeAnswer on a page that opens with its contents', () => {
     );
   });
 });
+
+describe('composeAnswer on sections about what was asked', () => {
+  const API = [
+    '## Interceptors',
+    '',
+    'You can intercept requests or responses before they are handled.',
+    '',
+    'You can add interceptors to a custom instance of demo:',
+    '',
+    '```js',
+    'instance.interceptors.request.use(() => {});',
+    '```',
+  ].join('\n');
+
+  it('answers "what are X" with the first words under the heading X, not a later use of X', () => {
+    const answer = composeAnswer('what are interceptors in demo?', [passage(API)], {
+      citations: false,
+    });
+    expect(answer.text).toMatch(
+      /^According to README\.md: You can intercept requests or responses/,
+    );
+  });
+
+  it('reads on into the parts of the section (deeper headings), not into the next section', () => {
+    const text = [
+      '## Metrics',
+      '',
+      '### Summary',
+      '',
+      'Summaries calculate percentiles of observed values.',
+      '',
+      '#### Configuration',
+      '',
+      'The default percentiles can be overridden with a `percentiles` array.',
+      '',
+      '### Gauge',
+      '',
+      'Gauges go up and down.',
+    ].join('\n');
+    const answer = composeAnswer("what's a Summary metric?", [passage(text)], { citations: false });
+    expect(answer.text).toContain('Summaries calculate percentiles of observed values.');
+    expect(answer.text).toContain('**Configuration**');
+    expect(answer.text).toContain('`percentiles` array');
+    expect(answer.text).not.toContain('Gauges');
+  });
+
+  it('never counts the words of a link address as words the text says', () => {
+    const install = [
+      '## Installation',
+      '',
+      'Installation is done with the [`npm install` command](https://docs.npmjs.com/installing-npm-packages-locally):',
+      '',
+      '```sh',
+      'npm install cookie',
+      '```',
+    ].join('\n');
+    const serialize = [
+      '### cookie.serialize(name, value)',
+      '',
+      'Serialize a cookie name-value pair into a `Set-Cookie` header string.',
+    ].join('\n');
+    const answer = composeAnswer(
+      'how do i build a Set-Cookie header with the cookie package',
+      [passage(install, { score: 3 }), passage(serialize, { chunkIndex: 2, score: 2 })],
+      { citations: false },
+    );
+    expect(answer.text).toContain('Serialize a cookie name-value pair');
+    expect(answer.text).not.toContain('npm install cookie');
+  });
+});

@@ -61,6 +61,9 @@ describe('definitionSubject', () => {
     ['What does chatbridge do?', 'chatbridge'],
     ['Tell me about agents', 'agents'],
     ['Explain BM25.', 'BM25'],
+    ['what are interceptors in axios?', 'interceptors'],
+    ["what's a Summary metric in prom-client", 'Summary metric'],
+    ['what are BigInts used for in better-sqlite3', 'BigInts'],
   ])('"%s" asks what "%s" is', (query, subject) => {
     expect(definitionSubject(query)).toEqual(termsOf(subject));
   });

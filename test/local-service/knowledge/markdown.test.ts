@@ -36,8 +36,8 @@ const DOC = [
 describe('blocksOf', () => {
   it('reads headings, paragraphs, list items, table rows and whole code fences', () => {
     expect(blocksOf(DOC)).toEqual([
-      { kind: 'heading', text: 'Guide' },
-      { kind: 'heading', text: 'Setup' },
+      { kind: 'heading', text: 'Guide', depth: 1 },
+      { kind: 'heading', text: 'Setup', depth: 1 },
       { kind: 'paragraph', text: 'First line of a paragraph\nwrapped onto a second line.' },
       { kind: 'paragraph', text: 'To install:' },
       { kind: 'code', text: '```sh\nnpm install\n\nnpm start\n```' },
