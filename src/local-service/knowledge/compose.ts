@@ -14,7 +14,7 @@ import {
   titleNames,
 } from './compose-shape.js';
 import { topicOf } from './follow-up.js';
-import { oneEditAway, termsOf } from './terms.js';
+import { joinedPairs, oneEditAway, termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
 import { isContentsLine, joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
 import { writeWindowAnswer } from './write.js';
@@ -94,6 +94,15 @@ function spelledAs(term: string, passageTerms: ReadonlyMap<string, number>[]): s
   return term;
 }
 
+/** The question's word pairs that the passages hold written as one word (see joinedPairs). */
+function joinedAsPassagesWrite(query: string, passageTerms: ReadonlyMap<string, number>[]) {
+  return joinedPairs(query).flatMap(({ words, joined }) => {
+    const term = termsOf(joined)[0];
+    if (term === undefined || !passageTerms.some((terms) => terms.has(term))) return [];
+    return [{ term, parts: words.flatMap((word) => termsOf(word)) }];
+  });
+}
+
 const allOnes = (terms: Iterable<string>) => new Map([...terms].map((t) => [t, 1]));
 
 interface Scored {
@@ -121,8 +130,16 @@ export function composeAnswer(
   const passageTerms = cited.map((c) =>
     allOnes(termsOf(`${c.passage.title}\n${c.passage.section ?? ''}\n${c.passage.text}`)),
   );
-  // A misspelt word ("braodcast") reads as the passages' word one edit away, as the search did.
-  const queryTerms = [...new Set(asked.map((term) => spelledAs(term, passageTerms)))];
+  // A misspelt word ("braodcast") reads as the passages' word one edit away, as the search did,
+  // and two words the passages write as one ("back up": backup) as that word.
+  const joined = joinedAsPassagesWrite(query, passageTerms);
+  const apart = new Set(joined.flatMap((pair) => pair.parts));
+  const queryTerms = [
+    ...new Set([
+      ...joined.map((pair) => pair.term),
+      ...asked.filter((term) => !apart.has(term)).map((term) => spelledAs(term, passageTerms)),
+    ]),
+  ];
   // Honesty: together, the passages must hold at least half of what was asked.
   const found = queryTerms.reduce(
     (sum, term) => sum + Math.max(0, ...passageTerms.map((terms) => matches(term, terms))),

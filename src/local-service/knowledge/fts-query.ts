@@ -15,7 +15,7 @@
 // chunks hold them all; then an OR of the rarest clauses whose frequencies add up to at most
 // OR_BUDGET rows, then of the next ones, until something in scope matches.
 import type { ServiceDb } from '../db/open.js';
-import { isStopWord, oneEditAway } from './terms.js';
+import { isStopWord, joinedPairs, oneEditAway } from './terms.js';
 
 export interface Clause {
   /** The clause in FTS5 query syntax. */
@@ -129,6 +129,19 @@ export class QueryPlanner {
   }
 
   /**
+   * A clause for each pair of adjacent words the index holds written as one ("back up":
+   * backup), searched beside the words themselves.
+   */
+  private joined(text: string, inScope: InScope): Clause[] {
+    const pairs = joinedPairs(text).slice(0, MAX_QUESTION_TERMS);
+    if (pairs.length === 0) return [];
+    return this.stems(pairs.map((pair) => pair.joined).join(' '), pairs.length).flatMap((stem) => {
+      const df = this.df(stem);
+      return df > 0 && inScope(quote(stem)) ? [{ expr: quote(stem), df }] : [];
+    });
+  }
+
+  /**
    * One clause per word the index can match: itself, its prefix or its spellings, each only
    * when `inScope` finds it (the index holds every chatbot's words: a word, or a spelling, in
    * other chatbots' sources must not stand in for a correction here). `trustWords` skips the
@@ -136,8 +149,8 @@ export class QueryPlanner {
    * filtered anyway, and the check would cost more than the search).
    */
   clauses(text: string, inScope: InScope = () => true, trustWords = false): Clause[] {
-    const clauses: Clause[] = [];
-    for (const stem of this.stems(text)) {
+    const clauses: Clause[] = this.joined(text, inScope);
+    for (const stem of this.stems(text, MAX_QUESTION_TERMS - clauses.length)) {
       const df = this.df(stem);
       const prefix = () => {
         const clause = this.withPrefix(stem);

@@ -75,3 +75,26 @@ export function oneEditAway(word: string): string[] {
   out.delete(word);
   return [...out];
 }
+
+/**
+ * Two adjacent words of a text as one where one of them is a stop word ("back up" → "backup",
+ * "log in" → "login", "time out" → "timeout", "read only" → "readonly"), each pair once, in
+ * order: documentation writes such words together that a question writes apart (two words
+ * that each mean something, "permessage deflate", stay two). Only letters; the caller keeps
+ * the ones its sources hold.
+ */
+export function joinedPairs(text: string): { words: [string, string]; joined: string }[] {
+  const tokens = tokenize(text.toLowerCase());
+  const pairs: { words: [string, string]; joined: string }[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const [a, b] = [tokens[i]!, tokens[i + 1]!];
+    const joined = `${a}${b}`;
+    if (!/^\p{L}+$/u.test(joined) || a.length < 2 || b.length < 2 || joined.length < 5) continue;
+    if (!STOP_WORDS.has(a) && !STOP_WORDS.has(b)) continue;
+    if (seen.has(joined)) continue;
+    seen.add(joined);
+    pairs.push({ words: [a, b], joined });
+  }
+  return pairs;
+}

@@ -274,3 +274,22 @@ describe('composeAnswer on sections about what was asked', () => {
     expect(answer.text).not.toContain('npm install cookie');
   });
 });
+
+describe('composeAnswer on words a question writes apart', () => {
+  it('reads "back up" as the passages\' backup, not as "back"', () => {
+    const answer = composeAnswer(
+      'how can I back up the database?',
+      [
+        passage('Go back to the database list when you are done.', { score: 1 }),
+        passage('Call `db.backup(file)` to copy the database while the app is running.', {
+          chunkIndex: 2,
+          score: 1,
+        }),
+      ],
+      { citations: false },
+    );
+    expect(answer.text).toBe(
+      'According to README.md: Call `db.backup(file)` to copy the database while the app is running.',
+    );
+  });
+});

@@ -32,6 +32,29 @@ describe('query planner', () => {
   });
 });
 
+describe('words a question writes apart', () => {
+  it('finds the word the sources write as one ("back up": backup), beside the words apart', async () => {
+    const index = testIndex();
+    const doc = (uuid: string, text: string) =>
+      index.add({ uuid, chatbotUuid: BOT, title: uuid, type: 'upload', fileName: 'a.md', text });
+    await doc('backup', 'Call db.backup() to copy the database while it is in use.');
+    await doc('running', 'The database keeps running while the app is up and we are back.');
+    const planner = new QueryPlanner(index.db);
+    const exprs = (text: string) => planner.clauses(text).map((clause) => clause.expr);
+    expect(exprs('how do I back up the database')).toEqual([
+      '"backup"',
+      '"back"',
+      expect.stringMatching(/databas/),
+    ]);
+    const found = await index.search(BOT, 'how do I back up the database');
+    expect(found[0]!.sourceUuid).toBe('backup');
+    // Two words that each mean something are not joined ("permessage deflate").
+    await doc('words', 'permessagedeflate');
+    expect(exprs('permessage deflate').join(' ')).not.toContain('permessagedeflate');
+    await index.close();
+  });
+});
+
 describe('accents written as combining marks', () => {
   const text = (words: string) => ({
     uuid: 'accents',
