@@ -5,7 +5,7 @@ import { formatTable, type BenchRow } from '../bench/table.js';
 import type { Kind } from './data.js';
 import type { Problem, ProblemKind } from './score.js';
 
-export type RowKind = Kind | 'qa-exact' | 'qa-paraphrase';
+export type RowKind = Kind | 'qa-exact' | 'qa-paraphrase' | 'qa-unrelated';
 
 export interface Outcome {
   id: string;
@@ -38,6 +38,7 @@ const LABELS: Record<RowKind, string> = {
   followup: 'follow-up (2nd question)',
   'qa-exact': 'Q&A pair, asked exactly',
   'qa-paraphrase': 'Q&A pair, paraphrased',
+  'qa-unrelated': 'no Q&A pair answers it',
 };
 
 const DOC_KINDS: RowKind[] = ['definition', 'howto', 'option', 'followup'];
@@ -54,6 +55,7 @@ export function groupsOf(outcomes: Outcome[]): Group[] {
     { label: 'documentation, all kinds', outcomes: of(DOC_KINDS) },
     { label: LABELS['qa-exact'], outcomes: of(['qa-exact']) },
     { label: LABELS['qa-paraphrase'], outcomes: of(['qa-paraphrase']) },
+    { label: LABELS['qa-unrelated'], outcomes: of(['qa-unrelated']) },
   ];
 }
 
@@ -133,6 +135,7 @@ export function targetRows(outcomes: Outcome[]): BenchRow[] {
   });
   for (const { label, outcomes: os } of groups) {
     if (os.length === 0 || label === 'documentation, all kinds') continue;
+    if (label === LABELS['qa-unrelated']) continue; // a floor always answers: see its own row
     const own = share(os, (o) => o.answered);
     const floor = share(os, (o) => o.floor.answered);
     rows.push({
@@ -179,6 +182,16 @@ export function targetRows(outcomes: Outcome[]): BenchRow[] {
     target: '>= 90%',
     ok: paraOk >= 0.9 * para.length,
   });
+  const unrelated = of('qa-unrelated');
+  const misanswered = unrelated.filter((o) => !o.answered).length;
+  if (unrelated.length > 0)
+    rows.push({
+      area,
+      metric: 'questions no pair answers, answered anyway',
+      value: `${misanswered}/${unrelated.length}`,
+      target: '0',
+      ok: misanswered === 0,
+    });
   return rows;
 }
 

@@ -48,6 +48,8 @@ interface Asking {
   keyFacts: string[];
   wrongIf: string[];
   chatbot: 'docs' | 'qa';
+  /** A question no source answers: the answer must say it could not find it. */
+  unanswerable?: boolean;
 }
 
 function judge(
@@ -60,6 +62,8 @@ function judge(
   const facts = asking.keyFacts.map((f) => hasFact(asked.answer, f));
   const notFound = isNotFound(asked.answer);
   const wrong = asking.wrongIf.filter((w) => hasFact(asked.answer, w));
+  // A question no pair answers is answered well only by saying so (a sentence of a pair's
+  // answer would answer something else).
   // The floor sees what a plain search would be given: for a follow-up, both questions.
   const hit = floor.search(asking.first ? `${asking.first} ${asking.question}` : asking.question);
   const passage = hit?.passage ?? '';
@@ -77,13 +81,16 @@ function judge(
     factsCited: asking.keyFacts.every((f) => asked.citedPassages.some((p) => hasFact(p, f))),
     notFound,
     wrong,
-    answered: facts.every(Boolean) && !notFound && wrong.length === 0,
+    answered: !asking.unanswerable
+      ? facts.every(Boolean) && !notFound && wrong.length === 0
+      : notFound,
     problems: problemsOf(asked.answer, corpusText),
     floor: {
       doc: hit?.doc ?? '',
       passage,
       rightFile: asking.files.includes(hit?.doc ?? ''),
       answered:
+        !asking.unanswerable &&
         passage !== '' &&
         asking.keyFacts.every((f) => hasFact(passage, f)) &&
         !asking.wrongIf.some((w) => hasFact(passage, w)),
@@ -122,6 +129,20 @@ async function main(): Promise<void> {
         chatbot: 'qa' as const,
       })),
     ),
+    // The documentation questions asked of the Q&A chatbot: no pair answers them.
+    ...questions
+      .filter((q) => q.first === undefined)
+      .map((q) => ({
+        id: `unrelated-${q.id}`,
+        kind: 'qa-unrelated' as const,
+        question: q.question,
+        file: '',
+        files: [''],
+        keyFacts: [],
+        wrongIf: [],
+        chatbot: 'qa' as const,
+        unanswerable: true,
+      })),
   ];
   const shown = values.show ?? [];
   const selected =

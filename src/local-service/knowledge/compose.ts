@@ -236,6 +236,14 @@ export function composeAnswer(
     undefined,
   );
   if (best === undefined) return notFound;
+  // Honesty, again: the answer itself must hold half of what was asked (the passages together
+  // holding it is not enough: "convert a word docx" is not answered by "edit the wording").
+  // (What the lead's heading lends counts: "Class: WebSocketServer" over "It extends …".)
+  const held = best.holds.reduce(
+    (sum, strength, i) => sum + Math.max(strength, best.candidate.matched.get(i) ?? 0),
+    0,
+  );
+  if (held / queryTerms.length < MIN_COVERAGE) return notFound;
   const second = supportingWindow(best, windows, queryIdf);
   return writeWindowAnswer(
     [best, ...(second ? [second] : [])].map(({ unit, parts }) => ({ lead: unit, parts })),

@@ -17,15 +17,27 @@ export function asksTheSame(query: string, question: string): boolean {
   return shared / pair.size >= SAME_QUESTION && shared / asked.size >= SAME_QUESTION;
 }
 
-/** What share of the question's words a pair must hold to answer a paraphrase of its question. */
+/**
+ * More than this share of the question's words, and at least MIN_HELD of them, a pair must
+ * hold to answer a paraphrase of its question. Why so strict: a pair's whole answer given to
+ * another question ("is it on by default?" answered with the reminders policy because it says
+ * "default") is worse than saying nothing was found.
+ */
 const HOLDS_QUESTION = 0.5;
+const MIN_HELD = 2;
 
-/** Whether a pair's text holds at least half of the question's words (in any form). */
+/** A question word held by the pair: itself, or a word sharing its stem's start ("remind": reminders). */
+const heldIn = (held: ReadonlySet<string>, term: string) =>
+  held.has(term) ||
+  (term.length >= 4 &&
+    [...held].some((h) => h.length >= 4 && (h.startsWith(term) || term.startsWith(h))));
+
+/** Whether a pair's text holds most of the question's words (in any form). */
 export function holdsTheQuestion(query: string, pairText: string): boolean {
   const asked = new Set(termsOf(query));
-  if (asked.size === 0) return false;
   const held = new Set(termsOf(pairText));
-  return [...asked].filter((term) => held.has(term)).length / asked.size >= HOLDS_QUESTION;
+  const found = [...asked].filter((term) => heldIn(held, term)).length;
+  return found >= MIN_HELD && found / asked.size > HOLDS_QUESTION;
 }
 
 /** The pair's answer as the reply, cited to the pair's passage when citations are on. */

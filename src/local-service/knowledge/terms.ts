@@ -76,12 +76,15 @@ export function oneEditAway(word: string): string[] {
   return [...out];
 }
 
+/** The second words of the pairs joinedPairs reads as one: a verb's particle, "only". */
+const PARTICLES = new Set(['up', 'out', 'in', 'on', 'off', 'down', 'over', 'only']);
+
 /**
- * Two adjacent words of a text as one where one of them is a stop word ("back up" → "backup",
- * "log in" → "login", "time out" → "timeout", "read only" → "readonly"), each pair once, in
- * order: documentation writes such words together that a question writes apart (two words
- * that each mean something, "permessage deflate", stay two). Only letters; the caller keeps
- * the ones its sources hold.
+ * Two adjacent words of a text as one where the second is a particle ("back up" → "backup",
+ * "log in" → "login", "time out" → "timeout", "read only" → "readonly", "plug in" → "plugin"),
+ * each pair once, in order: documentation writes such words together that a question writes
+ * apart (two words that each mean something, "permessage deflate", and a pronoun with its
+ * noun, "my env", stay two). Only letters; the caller keeps the ones its sources hold.
  */
 export function joinedPairs(text: string): { words: [string, string]; joined: string }[] {
   const tokens = tokenize(text.toLowerCase());
@@ -91,7 +94,7 @@ export function joinedPairs(text: string): { words: [string, string]; joined: st
     const [a, b] = [tokens[i]!, tokens[i + 1]!];
     const joined = `${a}${b}`;
     if (!/^\p{L}+$/u.test(joined) || a.length < 2 || b.length < 2 || joined.length < 5) continue;
-    if (!STOP_WORDS.has(a) && !STOP_WORDS.has(b)) continue;
+    if (!PARTICLES.has(b)) continue;
     if (seen.has(joined)) continue;
     seen.add(joined);
     pairs.push({ words: [a, b], joined });

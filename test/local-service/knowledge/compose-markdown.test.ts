@@ -293,3 +293,20 @@ describe('composeAnswer on words a question writes apart', () => {
     );
   });
 });
+
+describe('composeAnswer when the best passage holds too little of the question', () => {
+  it('says it could not find it, though the passages together hold half of the words', () => {
+    const answer = composeAnswer(
+      'how do i convert a word docx to html',
+      [
+        passage('You can change the days and edit the wording of each reminder.', { score: 2 }),
+        passage('Invoices in other currencies are converted at the daily rate.', {
+          chunkIndex: 1,
+          score: 1,
+        }),
+      ],
+      { citations: false },
+    );
+    expect(answer.text).toBe(NOT_FOUND_ANSWER);
+  });
+});

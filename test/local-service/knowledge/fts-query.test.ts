@@ -3,6 +3,7 @@ import {
   MAX_QUESTION_TERMS,
   QueryPlanner,
 } from '../../../src/local-service/knowledge/fts-query.js';
+import { joinedPairs } from '../../../src/local-service/knowledge/terms.js';
 import { testIndex } from './test-index.js';
 
 const BOT = 'bot-1';
@@ -130,5 +131,13 @@ describe('spellings of a mistyped word', () => {
     const found = await index.search(BOT, 'refnd');
     expect(found.map((p) => p.sourceUuid)).toEqual(['policy']);
     await index.close();
+  });
+});
+
+describe('joinedPairs', () => {
+  it('joins a word with the particle after it, never a pronoun with its noun', () => {
+    expect(
+      joinedPairs('how do I back up my .env file, log in and read only').map((p) => p.joined),
+    ).toEqual(['backup', 'login', 'readonly']);
   });
 });
