@@ -29,19 +29,22 @@ const CONFIG = [
   '```',
 ].join('\n');
 
+/** The timeout option of CONFIG, as an entry shows it. */
+const TIMEOUT_ENTRY = [
+  '```js',
+  '// `timeout` specifies the number of milliseconds before the request times out.',
+  '// If the request takes longer than `timeout`, it is aborted.',
+  'timeout: 1000, // default is `0` (no timeout)',
+  '```',
+].join('\n');
+
 describe('codeEntries', () => {
   it('reads each documented option of a long block with its comments, as a closed fence', () => {
     const entries = codeEntries(CONFIG);
     expect(entries.map((entry) => entry.snippet)).toEqual([
       "```js\n// `url` is the server URL for the request\nurl: '/user',\n```",
       "```js\n// `headers` are custom headers to be sent\nheaders: {'X-Requested-With': 'XMLHttpRequest'},\n```",
-      [
-        '```js',
-        '// `timeout` specifies the number of milliseconds before the request times out.',
-        '// If the request takes longer than `timeout`, it is aborted.',
-        'timeout: 1000, // default is `0` (no timeout)',
-        '```',
-      ].join('\n'),
+      TIMEOUT_ENTRY,
       '```js\nwithCredentials: false, // default\n```',
       [
         '```js',
@@ -81,16 +84,6 @@ describe('composeAnswer with a long options block', () => {
       score: 1,
     };
     const answer = composeAnswer("what's the default timeout?", [passage], { citations: false });
-    expect(answer.text).toBe(
-      [
-        'According to README.md:',
-        '',
-        '```js',
-        '// `timeout` specifies the number of milliseconds before the request times out.',
-        '// If the request takes longer than `timeout`, it is aborted.',
-        'timeout: 1000, // default is `0` (no timeout)',
-        '```',
-      ].join('\n'),
-    );
+    expect(answer.text).toBe(`According to README.md:\n\n${TIMEOUT_ENTRY}`);
   });
 });
