@@ -14,7 +14,7 @@ import {
   titleNames,
 } from './compose-shape.js';
 import { topicOf } from './follow-up.js';
-import { joinedPairs, oneEditAway, termsOf } from './terms.js';
+import { joinedPairs, oneEditAway, sharesStart, termsOf } from './terms.js';
 import { type Unit, unitsOf } from './units.js';
 import { isContentsLine, joinParts, type Part, WINDOW_WORDS, windowFrom } from './window.js';
 import { writeWindowAnswer } from './write.js';
@@ -77,8 +77,7 @@ function matches(term: string, weights: ReadonlyMap<string, number>): number {
   if (term.length < 4) return 0;
   let best = 0;
   for (const [other, weight] of weights) {
-    if (other.length >= 4 && (other.startsWith(term) || term.startsWith(other)))
-      best = Math.max(best, PREFIX_WEIGHT * weight);
+    if (sharesStart(term, other)) best = Math.max(best, PREFIX_WEIGHT * weight);
   }
   return best;
 }

@@ -18,27 +18,47 @@ export function inlineTokens(text: string, links?: Links): Token[] {
   return lexer.inlineTokens(text);
 }
 
+/** How a link is written: from its words (already written) and where it points. */
+type LinkWriter = (words: string, href: string) => string;
+
+/** A chat's link: web addresses kept, relative paths and anchors reduced to their words. */
+const chatLink: LinkWriter = (words, href) => {
+  if (words === '') return ''; // a badge: an image inside a link
+  if (!WEB.test(href)) return words;
+  return words === href ? href : `[${words}](${href})`;
+};
+
 /** Inline tokens written as chat Markdown (see the note at the top). */
-export function chatInline(tokens: readonly Token[]): string {
+export function chatInline(tokens: readonly Token[], link: LinkWriter = chatLink): string {
   let out = '';
-  for (const token of tokens) out += chatToken(token);
+  for (const token of tokens) out += chatToken(token, link);
   return out;
 }
 
-function chatToken(token: Token): string {
+/**
+ * What a line of chat Markdown says, without where its links point: a link is its words, a
+ * bare address nothing. The answer writer weighs a sentence by these words only (an address
+ * that holds "npm-packages" does not make a sentence about packages).
+ */
+export function spokenInline(text: string): string {
+  return chatInline(inlineTokens(text), (words, href) => (words === href ? ' ' : words));
+}
+
+function chatToken(token: Token, link: LinkWriter): string {
+  const inner = (tokens: Token[] | undefined) => chatInline(tokens ?? [], link);
   switch (token.type) {
     case 'text':
       return 'tokens' in token && token.tokens
-        ? chatInline(token.tokens)
+        ? inner(token.tokens)
         : decodeText(String(token.text));
     case 'escape':
       return SIGNIFICANT.has(String(token.text)) ? token.raw : String(token.text);
     case 'strong':
-      return wrap('**', chatInline(token.tokens ?? []));
+      return wrap('**', inner(token.tokens));
     case 'em':
-      return wrap('_', chatInline(token.tokens ?? []));
+      return wrap('_', inner(token.tokens));
     case 'del':
-      return wrap('~~', chatInline(token.tokens ?? []));
+      return wrap('~~', inner(token.tokens));
     case 'codespan':
       return token.raw;
     case 'br':
@@ -47,13 +67,8 @@ function chatToken(token: Token): string {
       return '';
     case 'html':
       return /^<br\s*\/?>$/i.test(token.raw.trim()) ? ' ' : '';
-    case 'link': {
-      const words = chatInline(token.tokens ?? []).trim();
-      const href = String(token.href);
-      if (words === '') return ''; // a badge: an image inside a link
-      if (!WEB.test(href)) return words;
-      return words === href ? href : `[${words}](${href})`;
-    }
+    case 'link':
+      return link(inner(token.tokens).trim(), String(token.href));
     default:
       return token.raw;
   }

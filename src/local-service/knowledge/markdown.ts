@@ -111,25 +111,3 @@ function pushRows(table: Tokens.Table, blocks: Block[]): void {
     blocks.push({ kind: 'row', text: cells.join(' | '), cells, ...(hasHeader && { header }) });
   }
 }
-
-/**
- * Inline Markdown made safe to repeat outside its document: links to relative paths (which
- * lead nowhere in a chat) keep only their words, images keep their alt text, HTML tags go.
- */
-export function portableInline(text: string): string {
-  const linked = text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]+)\]\((?![a-z][a-z0-9+.-]*:|#)[^)]*\)/gi, '$1');
-  // Code spans are kept as written: only the text between them loses its tags.
-  return linked
-    .split(/(`+[^`]*`+)/)
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : part
-            .replace(/<\/?[a-z][^>]*>/gi, (tag) => (/^<(?:https?|mailto):/i.test(tag) ? tag : ''))
-            .replace(/[ \t]{2,}/g, ' '),
-    )
-    .join('')
-    .trim();
-}

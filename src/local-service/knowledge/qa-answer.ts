@@ -2,7 +2,7 @@
 // admin wrote it: never cut to a sentence, never the question echoed back (a long answer spans
 // several chunks, and the composer only reads the passage it was given).
 import { citePassages } from './cite.js';
-import { termsOf } from './terms.js';
+import { sharesStart, termsOf } from './terms.js';
 import type { ComposedAnswer, Passage } from './types.js';
 
 /** What share of each side's words the other must hold for the two questions to be the same. */
@@ -26,11 +26,9 @@ export function asksTheSame(query: string, question: string): boolean {
 const HOLDS_QUESTION = 0.5;
 const MIN_HELD = 2;
 
-/** A question word held by the pair: itself, or a word sharing its stem's start ("remind": reminders). */
+/** A question word held by the pair: itself, or another form of it ("remind": reminders). */
 const heldIn = (held: ReadonlySet<string>, term: string) =>
-  held.has(term) ||
-  (term.length >= 4 &&
-    [...held].some((h) => h.length >= 4 && (h.startsWith(term) || term.startsWith(h))));
+  held.has(term) || [...held].some((other) => sharesStart(term, other));
 
 /** Whether a pair's text holds most of the question's words (in any form). */
 export function holdsTheQuestion(query: string, pairText: string): boolean {

@@ -47,6 +47,14 @@ export function normalizeTerm(token: string): string | null {
   return STOP_WORDS.has(lower) ? null : stem(lower);
 }
 
+/**
+ * Whether two terms are forms of one word the stemmer did not bring together ("remind" and
+ * "reminder", "intercept" and "interceptor"): one starts the other, both at least 4 letters.
+ */
+export function sharesStart(a: string, b: string): boolean {
+  return a.length >= 4 && b.length >= 4 && (a.startsWith(b) || b.startsWith(a));
+}
+
 /** The terms of a text, in order, stop words removed (duplicates kept). */
 export function termsOf(text: string): string[] {
   const terms: string[] = [];

@@ -5,7 +5,8 @@
 // list it introduces, so the two are written together and never glued into one sentence.
 import type { CitedPassage } from './cite.js';
 import { codeEntries } from './code-entries.js';
-import { type Block, blocksOf, portableInline } from './markdown.js';
+import { type Block, blocksOf } from './markdown.js';
+import { spokenInline } from './markdown-inline.js';
 import { splitSentences } from './sentences.js';
 import { termsOf } from './terms.js';
 import { rowLine } from './window.js';
@@ -45,8 +46,6 @@ const CARRIED_LIST_WEIGHT = 0.3;
 const MAX_CARRIED_ITEMS = 12;
 
 const QUOTED = /"[^"\n]*"|“[^”\n]*”/g;
-/** Where a link points (its address, its title) and bare addresses: not what the text says. */
-const ADDRESSES = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)|<?\bhttps?:\/\/[^\s>)]+>?/g;
 const ends = (text: string) => /[.!?…]["'”’)\]*_`]*$/.test(text.trim());
 const isQuestion = (text: string) => /\?["'”’)*_]*$/.test(text.trim());
 
@@ -77,7 +76,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
   const blockOf = new Map<Unit, number>();
   let b = 0;
   const make = (kind: Unit['kind'], text: string, source: string, sentence = 0): Unit => {
-    const raw = source.replace(ADDRESSES, (address) => (address.startsWith(']') ? ']' : ' '));
+    const raw = spokenInline(source); // where its links point is not what it says
     const weights = new Map<string, number>();
     raise(weights, termsOf(section), HEADING_CARRY);
     if (question !== undefined) raise(weights, termsOf(question), 1);
@@ -102,8 +101,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
       section = block.text;
       question = undefined;
       // A heading right over a code block is that block's only introduction.
-      if (next?.kind === 'code')
-        carry(make('sentence', `${portableInline(block.text)}:`, block.text), blocks, b);
+      if (next?.kind === 'code') carry(make('sentence', `${block.text}:`, block.text), blocks, b);
       continue;
     }
     if (block.kind === 'code') {
@@ -131,7 +129,7 @@ export function unitsOf(cited: CitedPassage, rank: number): Unit[] {
         return;
       }
       const kind = block.kind === 'item' ? 'item' : 'sentence';
-      last = make(kind, portableInline(sentence), sentence, i);
+      last = make(kind, sentence, sentence, i);
     });
     if (last !== undefined) for (const i of carry(last, blocks, b)) carriers.set(i, last);
   }
@@ -158,7 +156,7 @@ function carry(unit: Unit, blocks: Block[], b: number): number[] {
   for (let i = b + 1; i < blocks.length && blocks[i]!.kind === 'item'; i++) {
     if (items.length === MAX_CARRIED_ITEMS) break;
     const item = blocks[i]!;
-    items.push(`${/\d/.test(item.bullet ?? '') ? item.bullet : '-'} ${portableInline(item.text)}`);
+    items.push(`${/\d/.test(item.bullet ?? '') ? item.bullet : '-'} ${item.text}`);
     carried.push(i);
   }
   unit.carried = items.join('\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blocksOf, portableInline } from '../../../src/local-service/knowledge/markdown.js';
+import { blocksOf } from '../../../src/local-service/knowledge/markdown.js';
 import { sourceBlocks } from '../../../src/local-service/knowledge/markdown-source.js';
 import { splitSentences } from '../../../src/local-service/knowledge/sentences.js';
 
@@ -103,16 +103,6 @@ describe('sourceBlocks', () => {
       { kind: 'paragraph', text: 'Fast' },
       { kind: 'list', text: '- see [the guide](https://example.com/guide)' },
     ]);
-  });
-});
-
-describe('portableInline', () => {
-  it('unwraps relative links and images, drops tags, keeps code spans and web links', () => {
-    expect(
-      portableInline(
-        'See [the guide](docs/slack.md), [site](https://x.io) and ![logo](a.png) <b>now</b> `<tag>` <https://a.b>',
-      ),
-    ).toBe('See the guide, [site](https://x.io) and logo now `<tag>` <https://a.b>');
   });
 });
 
