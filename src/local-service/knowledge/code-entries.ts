@@ -3,6 +3,10 @@
 // the default timeout?" is answered by `timeout: 1000, // default is 0 (no timeout)` and its
 // comment, a few lines of a block too long to show whole (and often cut from the sentence that
 // introduces it, in a chunk of its own).
+//
+// Read line by line, not by a language's parser: documentation's code is any language and
+// often not valid code at all (`{ … }`, `/* ... */` standing for what is left out).
+import { fenced } from './markdown-source.js';
 
 /** Shorter blocks are shown whole with the sentence that introduces them. */
 export const MIN_ENTRY_BLOCK_LINES = 10;
@@ -24,9 +28,9 @@ const TRAILING_COMMENT = /\s(?:\/\/|#)\s?(.*)$/;
 /** The option entries of a fenced code block (none for a short block). */
 export function codeEntries(fence: string): CodeEntry[] {
   const lines = fence.split('\n');
-  const open = lines[0] ?? '';
-  if (lines.length - 2 < MIN_ENTRY_BLOCK_LINES || !/^(`{3,}|~{3,})/.test(open)) return [];
-  const marker = /^(`{3,}|~{3,})/.exec(open)![1]!;
+  const open = /^(?:`{3,}|~{3,})(.*)$/.exec(lines[0] ?? '');
+  if (open === null || lines.length - 2 < MIN_ENTRY_BLOCK_LINES) return [];
+  const lang = open[1]!;
   const body = lines.slice(1, -1);
   const entries: CodeEntry[] = [];
   let comments: string[] = [];
@@ -36,8 +40,7 @@ export function codeEntries(fence: string): CodeEntry[] {
       comments = [];
       continue;
     }
-    const comment = COMMENT.exec(line);
-    if (comment !== null && !OPTION.test(line)) {
+    if (COMMENT.test(line) && !OPTION.test(line)) {
       comments.push(line);
       continue;
     }
@@ -56,7 +59,7 @@ export function codeEntries(fence: string): CodeEntry[] {
     const taken = [...comments, ...value];
     const said = [...comments.map((c) => COMMENT.exec(c)?.[1] ?? ''), option[1]!];
     if (trailing !== undefined) said.push(trailing);
-    entries.push({ snippet: fenced(marker, open, taken), words: said.join('\n') });
+    entries.push({ snippet: fenced(dedented(taken), lang), words: said.join('\n') });
     comments = [];
   }
   return entries;
@@ -81,7 +84,8 @@ function valueLines(body: readonly string[], at: number): string[] | undefined {
   return undefined;
 }
 
-function fenced(marker: string, open: string, lines: string[]): string {
+/** The lines without the indentation they all share. */
+function dedented(lines: string[]): string {
   const indent = Math.min(...lines.map((line) => /^\s*/.exec(line)![0].length));
-  return [open, ...lines.map((line) => line.slice(indent)), marker].join('\n');
+  return lines.map((line) => line.slice(indent)).join('\n');
 }
