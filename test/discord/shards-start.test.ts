@@ -2,7 +2,7 @@
 // /metrics shows it ready, a server on the other shard is not this process's; a bad
 // DISCORD_SHARDS stops start with the variable and the rule; holding some shards without Redis
 // is warned about.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { warnUnsharedShards } from '../../adapters/discord/shards.js';
 import { scriptedService } from '../ops/scripted-service.js';
 import {
@@ -11,25 +11,21 @@ import {
   serviceEnv,
   startBridge,
   startWith,
-  type Cleanups,
+  cleanupsAfterEach,
+  closing,
 } from '../ops/start-rig.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { user } from './fake/payloads.js';
 
 const ana = user('100000000000000021', 'ana');
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start with DISCORD_SHARDS', () => {
   it('reports the shard it holds in /readyz and /metrics, and answers only its servers', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
     const chatbot = await createChatbot(service.url, 'Shard');
-    const fake = await new FakeDiscord().start();
-    cleanups.push(() => fake.close());
+    const fake = closing(cleanups, await new FakeDiscord().start());
     const mine = fake.addGuild(1, 2);
     const theirs = fake.addGuild(0, 2);
 

@@ -1,30 +1,32 @@
 // `chatbridge start` with Discord only, as a team runs it: GET /healthz, /readyz and /metrics on
 // PORT, and SIGTERM (here: the abort signal) turning readiness false first, then ending an
 // answer still streaming with a notice within the drain time.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeDiscord, TOKEN } from '../discord/fake/discord.js';
 import { user } from '../discord/fake/payloads.js';
 import type { FakeMessage } from '../discord/fake/payloads.js';
 import { scriptedService } from './scripted-service.js';
-import { createChatbot, get, serviceEnv, startBridge, type Cleanups } from './start-rig.js';
+import {
+  createChatbot,
+  get,
+  serviceEnv,
+  startBridge,
+  cleanupsAfterEach,
+  closing,
+} from './start-rig.js';
 
 const alice = user('100000000000000001', 'alice');
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start (Discord only): health, readiness, metrics, graceful stop', () => {
   it('serves the three endpoints on PORT and ends a streaming answer with a notice on stop', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
     cleanups.push(async () => release());
-    const service = await scriptedService(hold);
-    cleanups.push(() => service.close());
+    const service = closing(cleanups, await scriptedService(hold));
     const chatbot = await createChatbot(service.url, 'Ops');
-    const fake = await new FakeDiscord().start();
-    cleanups.push(() => fake.close());
+    const fake = closing(cleanups, await new FakeDiscord().start());
 
     const { port, started, stop } = await startBridge(
       {

@@ -1,11 +1,27 @@
 // Runs `chatbridge start` in-process for the start tests: with a given environment, stopped by an
 // abort signal at the test's end, telling when its port listens and when every platform started.
+import { afterEach } from 'vitest';
 import { start } from '../../src/start.js';
 import { createServiceClient } from '../../src/service/index.js';
 import { API_KEY } from './scripted-service.js';
 
 /** Clean-ups a test file runs after each test, last first. */
 export type Cleanups = (() => Promise<void>)[];
+
+/** A test file's clean-ups: each test's run after it, last registered first. */
+export function cleanupsAfterEach(): Cleanups {
+  const cleanups: Cleanups = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return cleanups;
+}
+
+/** Registers `resource` to be closed after the test; returns it. */
+export function closing<T extends { close(): Promise<void> }>(cleanups: Cleanups, resource: T): T {
+  cleanups.push(() => resource.close());
+  return resource;
+}
 
 export interface RunningBridge {
   /** The port /healthz, /readyz and /metrics answer on. */

@@ -2,18 +2,15 @@
 // secret key; with one, the install route sits beside /slack/events and the ops paths on PORT,
 // and the process is ready with no workspace installed yet (there is no single token to test).
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENT_ID, CLIENT_SECRET } from '../slack/fake-oauth.js';
 import { FakeDiscord, TOKEN as DISCORD_TOKEN } from '../discord/fake/discord.js';
 import { FakeSlack } from '../slack/fake-slack.js';
 import { SIGNING_SECRET } from '../slack/harness.js';
 import { scriptedService } from './scripted-service.js';
-import { serviceEnv, startBridge, startWith, type Cleanups } from './start-rig.js';
+import { serviceEnv, startBridge, startWith, cleanupsAfterEach, closing } from './start-rig.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 const oauthEnv = (apiUrl: string, serviceUrl: string) => ({
   ...serviceEnv(serviceUrl),
@@ -32,10 +29,8 @@ describe('chatbridge start with Slack OAuth installs', () => {
   });
 
   it('serves /slack/install beside the ops paths and is ready with nothing installed', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const fake = closing(cleanups, await new FakeSlack().start());
     const { port } = await startBridge(
       {
         ...oauthEnv(fake.apiUrl, service.url),
@@ -61,12 +56,9 @@ describe('chatbridge start with Slack OAuth installs', () => {
 
 describe('chatbridge start with Slack OAuth installs and Discord shards together', () => {
   it('runs both: /readyz names Slack and each shard, /metrics labels carry no id', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const slack = await new FakeSlack().start();
-    cleanups.push(() => slack.close());
-    const discord = await new FakeDiscord().start();
-    cleanups.push(() => discord.close());
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const slack = closing(cleanups, await new FakeSlack().start());
+    const discord = closing(cleanups, await new FakeDiscord().start());
     const { port } = await startBridge(
       {
         ...oauthEnv(slack.apiUrl, service.url),

@@ -2,27 +2,22 @@
 // same PORT as /slack/events (one port to expose), Slack requests are still verified, and a stop
 // turns readiness false, then ends an answer still streaming with the restart notice. Socket Mode:
 // the same paths on PORT, served by a small server of their own, ready once the socket is up.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APP_TOKEN, BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
 import { mention, sign, SIGNING_SECRET } from '../slack/harness.js';
 import { scriptedService } from './scripted-service.js';
-import { createChatbot, serviceEnv, startBridge, type Cleanups } from './start-rig.js';
+import { createChatbot, serviceEnv, startBridge, cleanupsAfterEach, closing } from './start-rig.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start with Slack: health, readiness, metrics, graceful stop', () => {
   it('answers /healthz, /readyz, /metrics beside /slack/events, and stops gracefully', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
     cleanups.push(async () => release());
-    const service = await scriptedService(hold);
-    cleanups.push(() => service.close());
+    const service = closing(cleanups, await scriptedService(hold));
     const chatbot = await createChatbot(service.url, 'Ops');
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
+    const fake = closing(cleanups, await new FakeSlack().start());
     const { port, stop } = await startBridge(
       {
         ...serviceEnv(service.url),
@@ -88,10 +83,8 @@ describe('chatbridge start with Slack: health, readiness, metrics, graceful stop
   });
 
   it('in Socket Mode serves the three paths on a port of its own, ready once connected', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const fake = closing(cleanups, await new FakeSlack().start());
     const { port, started } = await startBridge(
       {
         ...serviceEnv(service.url),

@@ -129,6 +129,16 @@ async function feedbackValueIn(r: Rig, channel: string): Promise<{ ts: string; v
   return { ts: String(final.args.ts), value: block.elements![0]!.positive_button!.value };
 }
 
+/** Alice asks TB's bot in CB1, then votes on the answer; returns her question and the answer. */
+async function askAndVote(r: Rig, choice: 'up' | 'down') {
+  const asked = mentionOf(r.b.botUserId, 'CB1');
+  await eventIn(r.h, 'TB', asked);
+  const { ts, value } = await feedbackValueIn(r, 'CB1');
+  const clicked = choice === 'up' ? value : value.replace('positive', 'negative');
+  await vote(r, 'CB1', ts, asked.ts, clicked);
+  return { asked, ts, value };
+}
+
 describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it("votes, the 👎 form and the reason's thanks use the voting workspace's token", async () => {
     const r = await begin();
@@ -171,10 +181,7 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it("`feedback export` reaches the admin's DM through the workspace's own token", async () => {
     const r = await begin();
     const fake = r.h.fake;
-    const asked = mentionOf(r.b.botUserId, 'CB1');
-    await eventIn(r.h, 'TB', asked);
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await vote(r, 'CB1', ts, asked.ts, value);
+    await askAndVote(r, 'up');
     const from = fake.calls.length;
     expect(await r.h.command('feedback export --format csv', BOSS, 'CB1', 'TB')).toBe(200);
     await r.h.adapter.idle();
@@ -254,10 +261,7 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
     const { logger, text: logged } = traceLogger();
     const key = randomBytes(32);
     const r = await begin(logger, key);
-    const asked = mentionOf(r.b.botUserId, 'CB1');
-    await eventIn(r.h, 'TB', asked);
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await vote(r, 'CB1', ts, asked.ts, value.replace('positive', 'negative'));
+    await askAndVote(r, 'down');
     const rows = await r.h.state.feedback.list();
     expect(rows).toHaveLength(1);
     const text = logged();
@@ -279,10 +283,7 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it('after app_uninstalled, a click on an old answer there calls nothing and keeps the votes', async () => {
     const r = await begin();
     const fake = r.h.fake;
-    const asked = mentionOf(r.b.botUserId, 'CB1');
-    await eventIn(r.h, 'TB', asked);
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await vote(r, 'CB1', ts, asked.ts, value);
+    const { asked, ts, value } = await askAndVote(r, 'up');
     expect(await eventIn(r.h, 'TB', { type: 'app_uninstalled' })).toBe(200);
     fake.oauth.revoke(r.b.token);
     const from = fake.calls.length;
