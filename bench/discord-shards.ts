@@ -4,8 +4,7 @@
 // Discord's limits.
 import { RESTEvents } from 'discord.js';
 import { openState } from '../src/state/index.js';
-import { TOKEN } from '../test/discord/fake/discord.js';
-import { API_KEY, startEngineRig } from '../test/discord/engine-rig.js';
+import { startEngineRig } from '../test/discord/engine-rig.js';
 import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
 import { burst } from './discord-burst.js';
 import { startReplicaProcess } from './discord-process.js';
@@ -27,13 +26,7 @@ export async function twoShards(threads: number): Promise<BenchRow[]> {
   const servers = [first.fake.addGuild(0, 2), first.fake.addGuild(1, 2)];
   for (const { guildId } of servers)
     await first.state.bindings.set(`discord:${guildId}`, first.chatbotUuid);
-  const second = await startReplicaProcess({
-    REDIS_URL: redis.url,
-    KEY_PREFIX: keyPrefix,
-    SERVICE_URL: first.service.url,
-    SERVICE_KEY: API_KEY,
-    DISCORD_TOKEN: TOKEN,
-    DISCORD_API_URL: first.fake.apiUrl,
+  const second = await startReplicaProcess(first, redis.url, keyPrefix, {
     DISCORD_SHARD_COUNT: '2',
     DISCORD_SHARDS: '1',
   });

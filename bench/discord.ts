@@ -6,14 +6,8 @@
 // two gateway shards (bench/discord-shards.ts).
 import { RESTEvents } from 'discord.js';
 import { openState } from '../src/state/index.js';
-import { TOKEN } from '../test/discord/fake/discord.js';
 import { user } from '../test/discord/fake/payloads.js';
-import {
-  API_KEY,
-  startEngineRig,
-  type AnswerScript,
-  type EngineRig,
-} from '../test/discord/engine-rig.js';
+import { startEngineRig, type AnswerScript, type EngineRig } from '../test/discord/engine-rig.js';
 import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
 import { chunks, ms, paragraphs, seen, sleep, within } from './discord-measure.js';
 import { burst } from './discord-burst.js';
@@ -163,14 +157,7 @@ async function twoReplicas(): Promise<BenchRow[]> {
     sharedBudget: true,
     state: await openState(redis.url, { keyPrefix }),
   });
-  const second = await startReplicaProcess({
-    REDIS_URL: redis.url,
-    KEY_PREFIX: keyPrefix,
-    SERVICE_URL: first.service.url,
-    SERVICE_KEY: API_KEY,
-    DISCORD_TOKEN: TOKEN,
-    DISCORD_API_URL: first.fake.apiUrl,
-  });
+  const second = await startReplicaProcess(first, redis.url, keyPrefix);
   try {
     // Both processes see every message; the dedup claim in Redis decides which one answers.
     let calls = 0;

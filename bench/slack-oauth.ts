@@ -10,7 +10,13 @@ import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
 import { FakeSlack } from '../test/slack/fake-slack.js';
 import { ALICE, Harness, nextTs } from '../test/slack/harness.js';
 import { eventIn, installThroughOAuth, oauthConfig } from '../test/slack/oauth-flow.js';
-import { answerText, piecesOf, scriptedService } from './slack-script.js';
+import {
+  answerText,
+  answeredWhole,
+  piecesOf,
+  scriptedService,
+  tooManyRequestsRow,
+} from './slack-script.js';
 import type { BenchRow } from './table.js';
 
 const WINDOW_MS = 2000;
@@ -72,13 +78,7 @@ export async function oauthRows(threads = 200): Promise<BenchRow[]> {
     );
     await harness.adapter.idle();
     const elapsed = Date.now() - started;
-    const ws = fake.workspace;
-    const complete = runs.filter((r) => {
-      const texts = [...ws.messages.values()].filter((m) => m.channel === r.channel);
-      return (
-        texts.every((m) => !m.streaming) && texts.map((m) => ws.visibleText(m.ts)).join('') === text
-      );
-    }).length;
+    const complete = runs.filter((r) => answeredWhole(fake, r.channel, text)).length;
     // Every call into a thread's channel carried the token of that thread's workspace.
     const teamOf = new Map(runs.map((r) => [r.channel, r.team]));
     const threadCalls = fake.calls.filter((c) => teamOf.has(String(c.args.channel)));
@@ -88,13 +88,7 @@ export async function oauthRows(threads = 200): Promise<BenchRow[]> {
     ).length;
     const perTeam = TEAMS.map((t) => threadCalls.filter((c) => c.team === t).length).join(' + ');
     return [
-      {
-        area: 'slack',
-        metric: `${where}: 429s`,
-        value: String(fake.tooManyRequests),
-        target: '0',
-        ok: fake.tooManyRequests === 0,
-      },
+      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
       {
         area: 'slack',
         metric: `${where}: answers whole, with their workspace's token`,

@@ -10,7 +10,14 @@ import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
 import { FakeSlack } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
 import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
-import { answerText, piecesOf, scriptedService, type Script } from './slack-script.js';
+import {
+  answerText,
+  answeredWhole,
+  piecesOf,
+  scriptedService,
+  tooManyRequestsRow,
+  type Script,
+} from './slack-script.js';
 import { percentile, type BenchRow } from './table.js';
 
 const WINDOW_MS = 2000;
@@ -71,7 +78,6 @@ export async function replicaRows(threads = 1000): Promise<BenchRow[]> {
     );
     await Promise.all(replicas.map((r) => r.harness.adapter.idle()));
     const elapsed = Date.now() - started;
-    const ws = fake.workspace;
     const byChannel = new Map<string, typeof fake.calls>();
     for (const call of fake.calls) {
       const channel = String(call.args.channel ?? call.args.channel_id ?? '');
@@ -82,23 +88,13 @@ export async function replicaRows(threads = 1000): Promise<BenchRow[]> {
     let complete = 0;
     const finals: number[] = [];
     for (const r of runs) {
-      const texts = [...ws.messages.values()].filter((m) => m.channel === r.channel);
-      const whole =
-        texts.every((m) => !m.streaming) &&
-        texts.map((m) => ws.visibleText(m.ts)).join('') === text;
-      if (whole) complete += 1;
+      if (answeredWhole(fake, r.channel, text)) complete += 1;
       const last = byChannel.get(r.channel)?.at(-1);
       if (last && r.script.timing.end) finals.push(Math.max(0, last.at - r.script.timing.end));
     }
     const p95 = percentile(finals, 95);
     return [
-      {
-        area: 'slack',
-        metric: `${where}: 429s`,
-        value: String(fake.tooManyRequests),
-        target: '0',
-        ok: fake.tooManyRequests === 0,
-      },
+      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
       {
         area: 'slack',
         metric: `${where}: answers complete and whole`,

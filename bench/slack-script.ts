@@ -1,9 +1,11 @@
-// The scripted local service and answer texts shared by the Slack bench rows (slack.ts and
-// slack-replicas.ts): answers scripted by question, their pieces paced and timed.
+// The scripted local service, answer texts and checks shared by the Slack bench rows (slack.ts,
+// slack-replicas.ts, slack-oauth.ts): answers scripted by question, their pieces paced and timed.
 import { startLocalService } from '../src/local-service/index.js';
 import { createDefaultKnowledge } from '../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../src/local-service/knowledge-port.js';
 import { sleep } from '../adapters/slack/pacing.js';
+import type { FakeSlack } from '../test/slack/fake-slack.js';
+import type { BenchRow } from './table.js';
 
 export interface Timing {
   first?: number;
@@ -56,4 +58,18 @@ export function piecesOf(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** Whether the messages in `channel` have all finished streaming and read `text` together. */
+export function answeredWhole(fake: FakeSlack, channel: string, text: string): boolean {
+  const ws = fake.workspace;
+  const texts = [...ws.messages.values()].filter((m) => m.channel === channel);
+  return (
+    texts.every((m) => !m.streaming) && texts.map((m) => ws.visibleText(m.ts)).join('') === text
+  );
+}
+
+/** The row of a run with Slack's tiers enforced: how many 429s the fake answered (none wanted). */
+export function tooManyRequestsRow(metric: string, tooMany: number): BenchRow {
+  return { area: 'slack', metric, value: String(tooMany), target: '0', ok: tooMany === 0 };
 }

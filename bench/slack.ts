@@ -10,7 +10,14 @@ import { openState } from '../src/state/index.js';
 import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
 import type { FakeSlackOptions } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
-import { answerText, piecesOf, scriptedService, type Script } from './slack-script.js';
+import {
+  answerText,
+  answeredWhole,
+  piecesOf,
+  scriptedService,
+  tooManyRequestsRow,
+  type Script,
+} from './slack-script.js';
 import { percentile, type BenchRow } from './table.js';
 
 async function startBench(fake: FakeSlackOptions, windowMs?: number) {
@@ -183,24 +190,15 @@ async function loadRows(): Promise<BenchRow[]> {
   await Promise.all(runs.map((r) => bench.harness.event(mention(r.query, { channel: r.channel }))));
   await bench.harness.adapter.idle();
   const elapsed = Date.now() - started;
-  const ws = bench.harness.fake.workspace;
-  const complete = runs.filter((r) => {
-    const texts = [...ws.messages.values()].filter((m) => m.channel === r.channel);
-    return (
-      texts.every((m) => !m.streaming) && texts.map((m) => ws.visibleText(m.ts)).join('') === text
-    );
-  }).length;
+  const complete = runs.filter((r) => answeredWhole(bench.harness.fake, r.channel, text)).length;
   const tooMany = bench.harness.fake.tooManyRequests;
   const calls = bench.harness.fake.calls.length;
   await bench.close();
   return [
-    {
-      area: 'slack',
-      metric: `${n} concurrent threads, one workspace, tiers enforced (time ×30): 429s`,
-      value: String(tooMany),
-      target: '0',
-      ok: tooMany === 0,
-    },
+    tooManyRequestsRow(
+      `${n} concurrent threads, one workspace, tiers enforced (time ×30): 429s`,
+      tooMany,
+    ),
     {
       area: 'slack',
       metric: `${n} concurrent threads: answers complete and whole`,

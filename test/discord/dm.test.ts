@@ -3,12 +3,11 @@
 // it; and a reset thread stays the bot's (the real engine keeps it known).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApplicationCommandOptionType as T } from 'discord.js';
-import { threadKey } from '../../src/bridge/types.js';
 import { dispatchInteraction, type InteractionRecord } from './fake/interactions.js';
 import type { FakeMessage } from './fake/payloads.js';
 import { user } from './fake/payloads.js';
 import { startEngineRig, type EngineRig } from './engine-rig.js';
-import { alice } from './helpers.js';
+import { alice, threadKeyIn } from './helpers.js';
 
 const bob = user('100000000000000002', 'bob');
 
@@ -104,12 +103,7 @@ describe('discord reset with the engine', () => {
       mentions: [f.bot],
     });
     await botSays(rig, asked.id, (c) => c === 'First answer.');
-    const key = threadKey({
-      platform: 'discord',
-      workspace: f.guildId,
-      channel: f.textChannel.id,
-      thread: asked.id,
-    });
+    const key = threadKeyIn(f, asked.id);
     const before = (await rig.state.sessions.get(key))?.sessionUuid;
     expect(before).toBeTruthy();
 

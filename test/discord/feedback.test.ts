@@ -109,22 +109,20 @@ describe('Discord feedback', () => {
     rows = await state.feedback.list();
     expect(rows.map((r) => [r.id, r.vote])).toEqual([[id, 'down']]);
 
-    const reasoned = submitModal(fake, {
-      user: alice,
-      channelId: answer.channel_id,
-      customId: modal.data.custom_id,
-      values: { reason: 'It is 14 days.' },
-    });
+    // The reason form, filled in by `who`.
+    const reason = (who: typeof alice, text: string) =>
+      submitModal(fake, {
+        user: who,
+        channelId: answer.channel_id,
+        customId: modal.data.custom_id,
+        values: { reason: text },
+      });
+    const reasoned = reason(alice, 'It is 14 days.');
     await answered(rig, reasoned);
     expect(reasoned.callbacks[0]).toMatchObject({ type: 4, data: { flags: 64 } });
     expect((await state.feedback.get(id))?.reason).toBe('It is 14 days.');
     // Bob cannot put words on Alice's row.
-    const forged = submitModal(fake, {
-      user: bob,
-      channelId: answer.channel_id,
-      customId: modal.data.custom_id,
-      values: { reason: 'forged' },
-    });
+    const forged = reason(bob, 'forged');
     await answered(rig, forged);
     expect((await state.feedback.get(id))?.reason).toBe('It is 14 days.');
 

@@ -23,6 +23,19 @@ import { user } from './fake/payloads.js';
 export const alice = user('100000000000000001', 'alice');
 export const otherBot = user('100000000000000009', 'otherbot', true);
 
+/** The state key of the bot's thread opened on message `thread` in a server's text channel. */
+export function threadKeyIn(
+  server: { guildId: string; textChannel: { id: string } },
+  thread: string,
+): string {
+  return threadKey({
+    platform: 'discord',
+    workspace: server.guildId,
+    channel: server.textChannel.id,
+    thread,
+  });
+}
+
 export type Script = (message: IncomingMessage, target: ReplyTarget) => Promise<void>;
 
 /** A Conversation that records what it was asked and answers with a script. */
@@ -89,6 +102,8 @@ export async function startRig(
     shards?: DiscordShards;
     /** Told of REST calls and feedback votes (metrics). */
     observer?: BridgeObserver;
+    /** The chatbot of a server with none bound (CHATBRIDGE_CHATBOT). */
+    defaultChatbot?: string;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -113,6 +128,7 @@ export async function startRig(
       minUpdateMs: options.minUpdateMs ?? 50,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.observer ? { observer: options.observer } : {}),
+      ...(options.defaultChatbot ? { defaultChatbot: options.defaultChatbot } : {}),
     },
   );
   await adapter.start();

@@ -2,23 +2,22 @@
 // engine and discord.js client holding its own shards, all sharing one state store and one
 // local service. The service's answer names the question and how many earlier turns its
 // session had, so a conversation continued by another process shows in the text.
-import { createDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/adapter.js';
+import type { DiscordAdapter } from '../../adapters/discord/adapter.js';
 import type { DiscordShards } from '../../adapters/discord/shards.js';
 import { createConversation } from '../../src/bridge/index.js';
 import type { Conversation } from '../../src/bridge/types.js';
-import { startLocalService, type LocalService } from '../../src/local-service/index.js';
+import { startLocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import { silentLogger } from '../../src/log.js';
 import { openState, type State } from '../../src/state/index.js';
-import { FakeDiscord, TOKEN } from './fake/discord.js';
+import { FakeDiscord } from './fake/discord.js';
 import type { FakeMessage } from './fake/payloads.js';
+import { startRig } from './helpers.js';
 
 export const SHARD_KEY = 'shard-test-key';
 
 export interface BotProcess {
-  name: string;
   adapter: DiscordAdapter;
   /** Ids of the messages this process's engine was handed. */
   handled: string[];
@@ -28,11 +27,10 @@ export interface BotProcess {
 export interface ShardRig {
   fake: FakeDiscord;
   state: State;
-  service: LocalService;
   client: ServiceClient;
   chatbotUuid: string;
   /** Starts a process holding these shards; resolves once it is connected. */
-  process(name: string, shards: DiscordShards | undefined): Promise<BotProcess>;
+  process(shards: DiscordShards | undefined): Promise<BotProcess>;
   /** Resolves with the bot's message in this channel once its text satisfies the predicate. */
   botSays(channelId: string, predicate: (content: string) => boolean): Promise<FakeMessage>;
   close(): Promise<void>;
@@ -63,7 +61,7 @@ export async function startShardRig(): Promise<ShardRig> {
   const chatbot = await client.createChatbot({ name: 'Sharded', rate_limit: [100, 1] });
   const running = new Set<BotProcess>();
 
-  async function process(name: string, shards: DiscordShards | undefined): Promise<BotProcess> {
+  async function process(shards: DiscordShards | undefined): Promise<BotProcess> {
     const engine = createConversation({ client, state, defaultChatbot: chatbot.uuid });
     const handled: string[] = [];
     const conversation: Conversation = {
@@ -74,29 +72,17 @@ export async function startShardRig(): Promise<ShardRig> {
       hasSession: (thread) => engine.hasSession(thread),
       reset: (thread) => engine.reset(thread),
     };
-    const adapter = createDiscordAdapter(
-      {
-        token: TOKEN,
-        apiUrl: fake.apiUrl,
-        maxUploadBytes: 1_000_000,
-        messageContent: 'auto',
-        admins: [],
-        ...(shards ? { shards } : {}),
-      },
-      {
-        conversation,
-        state,
-        client,
-        logger: silentLogger,
-        minUpdateMs: 50,
-        defaultChatbot: chatbot.uuid,
-        rateBudget: state.rateBudget,
-      },
-    );
-    await adapter.start();
+    // Only the adapter is this process's own: the fake and the state are shared.
+    const { adapter } = await startRig(conversation, {
+      client,
+      state,
+      fake,
+      rateBudget: state.rateBudget,
+      defaultChatbot: chatbot.uuid,
+      ...(shards ? { shards } : {}),
+    });
     let stopped: Promise<void> | undefined;
     const bot: BotProcess = {
-      name,
       adapter,
       handled,
       stop: () => {
@@ -122,7 +108,6 @@ export async function startShardRig(): Promise<ShardRig> {
   return {
     fake,
     state,
-    service,
     client,
     chatbotUuid: chatbot.uuid,
     process,

@@ -2,72 +2,45 @@
 // /metrics shows it ready, a server on the other shard is not this process's; a bad
 // DISCORD_SHARDS stops start with the variable and the rule; holding some shards without Redis
 // is warned about.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { warnUnsharedShards } from '../../adapters/discord/shards.js';
-import { createServiceClient } from '../../src/service/index.js';
-import { start } from '../../src/start.js';
-import { API_KEY, scriptedService } from '../ops/scripted-service.js';
+import { scriptedService } from '../ops/scripted-service.js';
+import {
+  createChatbot,
+  get,
+  serviceEnv,
+  startBridge,
+  startWith,
+  cleanupsAfterEach,
+  closing,
+} from '../ops/start-rig.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { user } from './fake/payloads.js';
 
 const ana = user('100000000000000021', 'ana');
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function get(port: number, path: string) {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: response.status, text: await response.text() };
-}
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start with DISCORD_SHARDS', () => {
   it('reports the shard it holds in /readyz and /metrics, and answers only its servers', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
-    const chatbot = await client.createChatbot({ name: 'Shard', rate_limit: [100, 1] });
-    await client.close();
-    const fake = await new FakeDiscord().start();
-    cleanups.push(() => fake.close());
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const chatbot = await createChatbot(service.url, 'Shard');
+    const fake = closing(cleanups, await new FakeDiscord().start());
     const mine = fake.addGuild(1, 2);
     const theirs = fake.addGuild(0, 2);
 
-    const stop = new AbortController();
-    let port!: number;
-    let started!: () => void;
-    const allStarted = new Promise<void>((resolve) => (started = resolve));
-    await new Promise<void>((resolve, reject) => {
-      const running = start({
-        env: {
-          DISCORD_TOKEN: TOKEN,
-          DISCORD_API_URL: fake.apiUrl,
-          DISCORD_SHARD_COUNT: '2',
-          DISCORD_SHARDS: '1',
-          CHATBRIDGE_SERVICE_URL: service.url,
-          CHATBRIDGE_API_KEY: API_KEY,
-          CHATBRIDGE_CHATBOT: chatbot.uuid,
-          CHATBRIDGE_STORE: 'memory://',
-          PORT: '0',
-          LOG_LEVEL: 'silent',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: (p) => {
-          port = p;
-          resolve();
-        },
-        onStarted: started,
-      });
-      running.catch(reject);
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
-    await allStarted;
+    const { port, started } = await startBridge(
+      {
+        ...serviceEnv(service.url),
+        DISCORD_TOKEN: TOKEN,
+        DISCORD_API_URL: fake.apiUrl,
+        DISCORD_SHARD_COUNT: '2',
+        DISCORD_SHARDS: '1',
+        CHATBRIDGE_CHATBOT: chatbot,
+      },
+      cleanups,
+    );
+    await started;
     const ready = await get(port, '/readyz');
     expect(fake.gateway.identified).toEqual([[1, 2]]);
     expect(JSON.parse(ready.text)).toEqual({
@@ -100,16 +73,12 @@ describe('chatbridge start with DISCORD_SHARDS', () => {
 
   it('stops at once on a shard id outside the count, naming the variable and the rule', async () => {
     await expect(
-      start({
-        env: {
-          DISCORD_TOKEN: TOKEN,
-          DISCORD_SHARD_COUNT: '2',
-          DISCORD_SHARDS: '0,2',
-          CHATBRIDGE_STORE: 'memory://',
-          LOG_LEVEL: 'silent',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
+      startWith({
+        DISCORD_TOKEN: TOKEN,
+        DISCORD_SHARD_COUNT: '2',
+        DISCORD_SHARDS: '0,2',
+        CHATBRIDGE_STORE: 'memory://',
+        LOG_LEVEL: 'silent',
       }),
     ).rejects.toThrow('DISCORD_SHARDS: shard id 2 is outside 0..1 (DISCORD_SHARD_COUNT is 2)');
   });

@@ -6,9 +6,10 @@ import { Events, type Interaction } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordConfigFromEnv } from '../../adapters/discord/config.js';
 import { discordShardsFromEnv } from '../../adapters/discord/shards.js';
-import { threadKey } from '../../src/bridge/types.js';
+import type { FakeDiscord } from './fake/discord.js';
 import { clickButton, type InteractionRecord } from './fake/interactions.js';
 import { user, type FakeMessage } from './fake/payloads.js';
+import { threadKeyIn } from './helpers.js';
 import { startShardRig, type BotProcess, type ShardRig } from './shard-rig.js';
 
 const ana = user('100000000000000011', 'ana');
@@ -19,6 +20,20 @@ afterEach(async () => {
   await rig?.close();
   rig = undefined;
 });
+
+/** Ana asks in `channelId`; resolves with her message and the answer once its 👍/👎 row is on. */
+async function askForVotes(f: FakeDiscord, channelId: string) {
+  const asked = f.userMessage(channelId, ana, `<@${f.bot.id}> refunds?`, { mentions: [f.bot] });
+  const withButtons = (m: FakeMessage) =>
+    m.channel_id === asked.id && (m.components ?? []).length > 0;
+  const answer = await f.waitFor<FakeMessage>(
+    'edit',
+    withButtons,
+    f.botMessages(asked.id).filter(withButtons),
+  );
+  const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+  return { asked, answer, row };
+}
 
 describe('DISCORD_SHARDS and DISCORD_SHARD_COUNT', () => {
   const env = (vars: Record<string, string>) =>
@@ -63,14 +78,14 @@ describe('DISCORD_SHARDS and DISCORD_SHARD_COUNT', () => {
 describe('discord shards on the fake gateway', () => {
   it('IDENTIFY carries this process shard; auto takes every shard /gateway/bot recommends', async () => {
     rig = await startShardRig();
-    const one = await rig.process('one', { mode: 'ids', ids: [1], count: 3 });
+    const one = await rig.process({ mode: 'ids', ids: [1], count: 3 });
     expect(rig.fake.gateway.identified).toEqual([[1, 3]]);
     expect(one.adapter.connections?.()).toEqual([{ name: 'shard 1/3' }]);
     expect(one.adapter.notReady?.()).toBeUndefined();
     await one.stop();
 
     rig.fake.recommendedShards = 2;
-    const auto = await rig.process('auto', { mode: 'auto' });
+    const auto = await rig.process({ mode: 'auto' });
     expect(rig.fake.gateway.identified.slice(1).sort()).toEqual([
       [0, 2],
       [1, 2],
@@ -80,7 +95,7 @@ describe('discord shards on the fake gateway', () => {
 
   it('names a reconnecting shard in readiness until it has resumed', async () => {
     rig = await startShardRig();
-    const both = await rig.process('both', { mode: 'ids', ids: [0, 1], count: 2 });
+    const both = await rig.process({ mode: 'ids', ids: [0, 1], count: 2 });
     const client = both.adapter.discord;
     const snapshot = new Promise((resolve) =>
       client.once(Events.ShardReconnecting, (id: number) =>
@@ -108,8 +123,8 @@ describe('discord shards on the fake gateway', () => {
     const f = rig.fake;
     const zero = f.addGuild(0, 2);
     const one = f.addGuild(1, 2);
-    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 2 });
-    const b = await rig.process('b', { mode: 'ids', ids: [1], count: 2 });
+    const a = await rig.process({ mode: 'ids', ids: [0], count: 2 });
+    const b = await rig.process({ mode: 'ids', ids: [1], count: 2 });
     // Each process was told only of its own servers.
     expect(a.adapter.discord.guilds.cache.has(zero.guildId)).toBe(true);
     expect(a.adapter.discord.guilds.cache.has(one.guildId)).toBe(false);
@@ -141,25 +156,20 @@ describe('discord shards on the fake gateway', () => {
     const f = rig.fake;
     const guild = f.addGuild(1, 2);
     // One process holds both shards and answers first.
-    const single = await rig.process('single', { mode: 'ids', ids: [0, 1], count: 2 });
+    const single = await rig.process({ mode: 'ids', ids: [0, 1], count: 2 });
     const asked = f.userMessage(guild.textChannel.id, ana, `<@${f.bot.id}> first?`, {
       mentions: [f.bot],
     });
     await rig.botSays(asked.id, (c) => c === 'Answer to "first?" after 0 earlier turn(s).');
     expect(single.handled).toEqual([asked.id]);
-    const key = threadKey({
-      platform: 'discord',
-      workspace: guild.guildId,
-      channel: guild.textChannel.id,
-      thread: asked.id,
-    });
+    const key = threadKeyIn(guild, asked.id);
     const session = (await rig.state.sessions.get(key))?.sessionUuid;
     expect(session).toBeTruthy();
     await single.stop();
 
     // Now two processes share the shards; the thread's server is on shard 1.
-    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 2 });
-    const b = await rig.process('b', { mode: 'ids', ids: [1], count: 2 });
+    const a = await rig.process({ mode: 'ids', ids: [0], count: 2 });
+    const b = await rig.process({ mode: 'ids', ids: [1], count: 2 });
     // A follow-up without a mention: only a process that reads the session from the store
     // knows the thread is the bot's, and the service sees the earlier turn.
     const followUp = f.userMessage(asked.id, ana, 'and then?');
@@ -175,23 +185,13 @@ describe('discord shards on the fake gateway', () => {
     const f = rig.fake;
     const guild = f.addGuild(1, 2);
     // One process holds both shards and answers.
-    const single = await rig.process('single', { mode: 'ids', ids: [0, 1], count: 2 });
-    const asked = f.userMessage(guild.textChannel.id, ana, `<@${f.bot.id}> refunds?`, {
-      mentions: [f.bot],
-    });
-    const withButtons = (m: FakeMessage) =>
-      m.channel_id === asked.id && (m.components ?? []).length > 0;
-    const answer = await f.waitFor<FakeMessage>(
-      'edit',
-      withButtons,
-      f.botMessages(asked.id).filter(withButtons),
-    );
-    const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+    const single = await rig.process({ mode: 'ids', ids: [0, 1], count: 2 });
+    const { asked, answer, row } = await askForVotes(f, guild.textChannel.id);
     await single.stop();
 
     // Re-sharded: the click on that answer reaches the process holding shard 1 only.
-    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 2 });
-    await rig.process('b', { mode: 'ids', ids: [1], count: 2 });
+    const a = await rig.process({ mode: 'ids', ids: [0], count: 2 });
+    await rig.process({ mode: 'ids', ids: [1], count: 2 });
     const click = clickButton(f, {
       user: ben,
       channelId: asked.id,
@@ -223,19 +223,9 @@ describe('interactions on two processes holding the same shard', () => {
     rig = await startShardRig();
     const f = rig.fake;
     // A rolling update: the old and the new container hold shard 0 of 1 for a while.
-    const a = await rig.process('a', { mode: 'ids', ids: [0], count: 1 });
-    const b = await rig.process('b', { mode: 'ids', ids: [0], count: 1 });
-    const asked = f.userMessage(f.textChannel.id, ana, `<@${f.bot.id}> refunds?`, {
-      mentions: [f.bot],
-    });
-    const withButtons = (m: FakeMessage) =>
-      m.channel_id === asked.id && (m.components ?? []).length > 0;
-    const answer = await f.waitFor<FakeMessage>(
-      'edit',
-      withButtons,
-      f.botMessages(asked.id).filter(withButtons),
-    );
-    const row = (answer.components as { components: { custom_id: string }[] }[])[0]!;
+    const a = await rig.process({ mode: 'ids', ids: [0], count: 1 });
+    const b = await rig.process({ mode: 'ids', ids: [0], count: 1 });
+    const { asked, answer, row } = await askForVotes(f, f.textChannel.id);
     const up = row.components[0]!.custom_id;
 
     // Both processes receive the click: wait until each has it, then let each finish its work.

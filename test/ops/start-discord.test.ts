@@ -1,79 +1,50 @@
 // `chatbridge start` with Discord only, as a team runs it: GET /healthz, /readyz and /metrics on
 // PORT, and SIGTERM (here: the abort signal) turning readiness false first, then ending an
 // answer still streaming with a notice within the drain time.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src/service/index.js';
-import { start } from '../../src/start.js';
+import { describe, expect, it } from 'vitest';
 import { FakeDiscord, TOKEN } from '../discord/fake/discord.js';
 import { user } from '../discord/fake/payloads.js';
 import type { FakeMessage } from '../discord/fake/payloads.js';
-import { API_KEY, scriptedService } from './scripted-service.js';
+import { scriptedService } from './scripted-service.js';
+import {
+  createChatbot,
+  get,
+  serviceEnv,
+  startBridge,
+  cleanupsAfterEach,
+  closing,
+} from './start-rig.js';
 
 const alice = user('100000000000000001', 'alice');
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function get(port: number, path: string) {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  const text = await response.text();
-  return { status: response.status, text, type: response.headers.get('content-type') ?? '' };
-}
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start (Discord only): health, readiness, metrics, graceful stop', () => {
   it('serves the three endpoints on PORT and ends a streaming answer with a notice on stop', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
     cleanups.push(async () => release());
-    const service = await scriptedService(hold);
-    cleanups.push(() => service.close());
-    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
-    const chatbot = await client.createChatbot({ name: 'Ops', rate_limit: [100, 1] });
-    await client.close();
-    const fake = await new FakeDiscord().start();
-    cleanups.push(() => fake.close());
+    const service = closing(cleanups, await scriptedService(hold));
+    const chatbot = await createChatbot(service.url, 'Ops');
+    const fake = closing(cleanups, await new FakeDiscord().start());
 
-    const stop = new AbortController();
-    let port!: number;
-    let started!: () => void;
-    const allStarted = new Promise<void>((resolve) => (started = resolve));
-    const listening = new Promise<void>((resolve) => {
-      const running = start({
-        env: {
-          DISCORD_TOKEN: TOKEN,
-          DISCORD_API_URL: fake.apiUrl,
-          CHATBRIDGE_SERVICE_URL: service.url,
-          CHATBRIDGE_API_KEY: API_KEY,
-          CHATBRIDGE_CHATBOT: chatbot.uuid,
-          CHATBRIDGE_STORE: 'memory://',
-          CHATBRIDGE_DRAIN_MS: '100',
-          PORT: '0',
-          LOG_LEVEL: 'silent',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: (p) => {
-          port = p;
-          resolve();
-        },
-        onStarted: started,
-      });
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
-    await listening;
+    const { port, started, stop } = await startBridge(
+      {
+        ...serviceEnv(service.url),
+        DISCORD_TOKEN: TOKEN,
+        DISCORD_API_URL: fake.apiUrl,
+        CHATBRIDGE_CHATBOT: chatbot,
+        CHATBRIDGE_DRAIN_MS: '100',
+      },
+      cleanups,
+    );
     // Discord connects after the port opens: the gateway's identify tells us it is on its way.
     const health = await get(port, '/healthz');
     expect(health).toMatchObject({ status: 200 });
     expect(JSON.parse(health.text)).toEqual({ status: 'ok' });
     await fake.waitFor('identify', () => true);
     // Connected: no more guessing how long that takes under load.
-    await allStarted;
+    await started;
     const ready = await get(port, '/readyz');
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text)).toEqual({

@@ -2,66 +2,42 @@
 // secret key; with one, the install route sits beside /slack/events and the ops paths on PORT,
 // and the process is ready with no workspace installed yet (there is no single token to test).
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { start } from '../../src/start.js';
+import { describe, expect, it } from 'vitest';
 import { CLIENT_ID, CLIENT_SECRET } from '../slack/fake-oauth.js';
 import { FakeDiscord, TOKEN as DISCORD_TOKEN } from '../discord/fake/discord.js';
 import { FakeSlack } from '../slack/fake-slack.js';
 import { SIGNING_SECRET } from '../slack/harness.js';
-import { API_KEY, scriptedService } from './scripted-service.js';
+import { scriptedService } from './scripted-service.js';
+import { serviceEnv, startBridge, startWith, cleanupsAfterEach, closing } from './start-rig.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 const oauthEnv = (apiUrl: string, serviceUrl: string) => ({
+  ...serviceEnv(serviceUrl),
   SLACK_CLIENT_ID: CLIENT_ID,
   SLACK_CLIENT_SECRET: CLIENT_SECRET,
   SLACK_STATE_SECRET: 'state-secret',
   SLACK_SIGNING_SECRET: SIGNING_SECRET,
   SLACK_API_URL: apiUrl,
-  CHATBRIDGE_SERVICE_URL: serviceUrl,
-  CHATBRIDGE_API_KEY: API_KEY,
-  CHATBRIDGE_STORE: 'memory://',
-  PORT: '0',
-  LOG_LEVEL: 'silent',
 });
 
 describe('chatbridge start with Slack OAuth installs', () => {
   it('refuses to start without CHATBRIDGE_SECRET_KEY, naming it and the rule', async () => {
     await expect(
-      start({
-        env: oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
-        stdin: process.stdin,
-        stdout: process.stdout,
-      }),
+      startWith(oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9')),
     ).rejects.toThrow(/^CHATBRIDGE_SECRET_KEY: required; it must be 32 random bytes/);
   });
 
   it('serves /slack/install beside the ops paths and is ready with nothing installed', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
-    const stop = new AbortController();
-    const port = await new Promise<number>((resolve, reject) => {
-      const running = start({
-        env: {
-          ...oauthEnv(fake.apiUrl, service.url),
-          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: resolve,
-      });
-      running.catch(reject);
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const fake = closing(cleanups, await new FakeSlack().start());
+    const { port } = await startBridge(
+      {
+        ...oauthEnv(fake.apiUrl, service.url),
+        CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
+      cleanups,
+    );
     const base = `http://127.0.0.1:${port}`;
     const ready = await fetch(`${base}/readyz`);
     expect(await ready.json()).toEqual({
@@ -80,34 +56,20 @@ describe('chatbridge start with Slack OAuth installs', () => {
 
 describe('chatbridge start with Slack OAuth installs and Discord shards together', () => {
   it('runs both: /readyz names Slack and each shard, /metrics labels carry no id', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const slack = await new FakeSlack().start();
-    cleanups.push(() => slack.close());
-    const discord = await new FakeDiscord().start();
-    cleanups.push(() => discord.close());
-    const stop = new AbortController();
-    const port = await new Promise<number>((resolve, reject) => {
-      const running = start({
-        env: {
-          ...oauthEnv(slack.apiUrl, service.url),
-          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('hex'),
-          DISCORD_TOKEN: DISCORD_TOKEN,
-          DISCORD_API_URL: discord.apiUrl,
-          DISCORD_SHARD_COUNT: '2',
-          DISCORD_SHARDS: '0-1',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: resolve,
-      });
-      running.catch(reject);
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const slack = closing(cleanups, await new FakeSlack().start());
+    const discord = closing(cleanups, await new FakeDiscord().start());
+    const { port } = await startBridge(
+      {
+        ...oauthEnv(slack.apiUrl, service.url),
+        CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('hex'),
+        DISCORD_TOKEN: DISCORD_TOKEN,
+        DISCORD_API_URL: discord.apiUrl,
+        DISCORD_SHARD_COUNT: '2',
+        DISCORD_SHARDS: '0-1',
+      },
+      cleanups,
+    );
     const base = `http://127.0.0.1:${port}`;
     // Slack listens on PORT, so the port is announced once every adapter has started.
     const ready = await fetch(`${base}/readyz`);
@@ -141,30 +103,22 @@ describe('chatbridge start with Slack OAuth installs and Discord shards together
 
   it('a half-set Discord shard setting stops start naming its variable, Slack OAuth or not', async () => {
     await expect(
-      start({
-        env: {
-          ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
-          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
-          DISCORD_TOKEN: DISCORD_TOKEN,
-          DISCORD_SHARDS: '0',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
+      startWith({
+        ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+        CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+        DISCORD_TOKEN: DISCORD_TOKEN,
+        DISCORD_SHARDS: '0',
       }),
     ).rejects.toThrow(/^DISCORD_SHARD_COUNT: is required when DISCORD_SHARDS lists shard ids/);
   });
 
   it('shard settings without DISCORD_TOKEN stop start naming it, not run Slack alone', async () => {
     await expect(
-      start({
-        env: {
-          ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
-          CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
-          DISCORD_SHARD_COUNT: '2',
-          DISCORD_SHARDS: '1',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
+      startWith({
+        ...oauthEnv('http://127.0.0.1:9/api/', 'http://127.0.0.1:9'),
+        CHATBRIDGE_SECRET_KEY: randomBytes(32).toString('base64'),
+        DISCORD_SHARD_COUNT: '2',
+        DISCORD_SHARDS: '1',
       }),
     ).rejects.toThrow(/^DISCORD_TOKEN: required when DISCORD_SHARDS or DISCORD_SHARD_COUNT is set/);
   });

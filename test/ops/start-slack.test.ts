@@ -2,56 +2,33 @@
 // same PORT as /slack/events (one port to expose), Slack requests are still verified, and a stop
 // turns readiness false, then ends an answer still streaming with the restart notice. Socket Mode:
 // the same paths on PORT, served by a small server of their own, ready once the socket is up.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src/service/index.js';
-import { start } from '../../src/start.js';
+import { describe, expect, it } from 'vitest';
 import { APP_TOKEN, BOT_TOKEN, FakeSlack, TEAM } from '../slack/fake-slack.js';
 import { mention, sign, SIGNING_SECRET } from '../slack/harness.js';
-import { API_KEY, scriptedService } from './scripted-service.js';
+import { scriptedService } from './scripted-service.js';
+import { createChatbot, serviceEnv, startBridge, cleanupsAfterEach, closing } from './start-rig.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('chatbridge start with Slack: health, readiness, metrics, graceful stop', () => {
   it('answers /healthz, /readyz, /metrics beside /slack/events, and stops gracefully', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
     cleanups.push(async () => release());
-    const service = await scriptedService(hold);
-    cleanups.push(() => service.close());
-    const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
-    const chatbot = await client.createChatbot({ name: 'Ops', rate_limit: [100, 1] });
-    await client.close();
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
-    const stop = new AbortController();
-    const port = await new Promise<number>((resolve, reject) => {
-      const running = start({
-        env: {
-          SLACK_BOT_TOKEN: BOT_TOKEN,
-          SLACK_SIGNING_SECRET: SIGNING_SECRET,
-          SLACK_API_URL: fake.apiUrl,
-          CHATBRIDGE_SERVICE_URL: service.url,
-          CHATBRIDGE_API_KEY: API_KEY,
-          CHATBRIDGE_CHATBOT: chatbot.uuid,
-          CHATBRIDGE_STORE: 'memory://',
-          CHATBRIDGE_DRAIN_MS: '100',
-          PORT: '0',
-          LOG_LEVEL: 'silent',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: resolve,
-      });
-      running.catch(reject);
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
+    const service = closing(cleanups, await scriptedService(hold));
+    const chatbot = await createChatbot(service.url, 'Ops');
+    const fake = closing(cleanups, await new FakeSlack().start());
+    const { port, stop } = await startBridge(
+      {
+        ...serviceEnv(service.url),
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: fake.apiUrl,
+        CHATBRIDGE_CHATBOT: chatbot,
+        CHATBRIDGE_DRAIN_MS: '100',
+      },
+      cleanups,
+    );
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
@@ -106,42 +83,22 @@ describe('chatbridge start with Slack: health, readiness, metrics, graceful stop
   });
 
   it('in Socket Mode serves the three paths on a port of its own, ready once connected', async () => {
-    const service = await scriptedService(Promise.resolve());
-    cleanups.push(() => service.close());
-    const fake = await new FakeSlack().start();
-    cleanups.push(() => fake.close());
-    const stop = new AbortController();
-    let started!: () => void;
-    const allStarted = new Promise<void>((resolve) => (started = resolve));
-    const port = await new Promise<number>((resolve, reject) => {
-      const running = start({
-        env: {
-          SLACK_BOT_TOKEN: BOT_TOKEN,
-          SLACK_APP_TOKEN: APP_TOKEN,
-          SLACK_API_URL: fake.apiUrl,
-          CHATBRIDGE_SERVICE_URL: service.url,
-          CHATBRIDGE_API_KEY: API_KEY,
-          CHATBRIDGE_STORE: 'memory://',
-          PORT: '0',
-          LOG_LEVEL: 'silent',
-        },
-        stdin: process.stdin,
-        stdout: process.stdout,
-        signal: stop.signal,
-        onListening: resolve,
-        onStarted: started,
-      });
-      running.catch(reject);
-      cleanups.push(async () => {
-        stop.abort();
-        await running;
-      });
-    });
+    const service = closing(cleanups, await scriptedService(Promise.resolve()));
+    const fake = closing(cleanups, await new FakeSlack().start());
+    const { port, started } = await startBridge(
+      {
+        ...serviceEnv(service.url),
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_APP_TOKEN: APP_TOKEN,
+        SLACK_API_URL: fake.apiUrl,
+      },
+      cleanups,
+    );
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     await fake.connected();
     // Socket Mode connected (app.start resolved): no guessing how long that takes under load.
-    await allStarted;
+    await started;
     const ready = await fetch(`${base}/readyz`);
     expect(await ready.json()).toEqual({
       status: 'ready',

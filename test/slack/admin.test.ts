@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEAM, BOT_TOKEN } from './fake-slack.js';
 import { startChain, type Chain } from './e2e-setup.js';
-import { ALICE, BOSS } from './harness.js';
+import { ALICE, BOSS, viewSubmission } from './harness.js';
 
 let chain: Chain | undefined;
 let evil: Server | undefined;
@@ -35,20 +35,13 @@ function submission(
   values: Record<string, unknown>,
   view: Record<string, unknown>,
 ) {
-  return {
-    type: 'view_submission',
-    team: { id: TEAM },
+  return viewSubmission({
+    team: TEAM,
     user: { id: user },
-    api_app_id: 'A1',
-    trigger_id: 'trigger-submit',
-    view: {
-      id: 'V1',
-      type: 'modal',
-      callback_id: callbackId,
-      private_metadata: view.private_metadata,
-      state: { values },
-    },
-  };
+    callbackId,
+    privateMetadata: view.private_metadata,
+    values,
+  });
 }
 
 describe('/chatbridge', () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeMetrics } from '../../src/ops/metrics.js';
 import { BOT_TOKEN, TEAM } from './fake-slack.js';
 import { startChain, type Chain } from './e2e-setup.js';
-import { ALICE, BOSS, mention } from './harness.js';
+import { ALICE, BOSS, mention, viewSubmission } from './harness.js';
 
 let chain: Chain | undefined;
 afterEach(async () => {
@@ -60,20 +60,14 @@ function click(answered: Answered, user: string, value: 'positive' | 'negative')
 }
 
 function reasonSubmission(user: string, privateMetadata: unknown, reason: string) {
-  return {
-    type: 'view_submission',
-    team: { id: TEAM },
+  return viewSubmission({
+    team: TEAM,
     user: { id: user },
-    api_app_id: 'A1',
-    trigger_id: 'trigger-submit',
-    view: {
-      id: 'V9',
-      type: 'modal',
-      callback_id: 'chatbridge_feedback_reason',
-      private_metadata: privateMetadata,
-      state: { values: { reason: { reason: { type: 'plain_text_input', value: reason } } } },
-    },
-  };
+    viewId: 'V9',
+    callbackId: 'chatbridge_feedback_reason',
+    privateMetadata,
+    values: { reason: { reason: { type: 'plain_text_input', value: reason } } },
+  });
 }
 
 describe('Slack feedback', () => {

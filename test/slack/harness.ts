@@ -1,9 +1,10 @@
 // Runs the real Slack adapter (Bolt, HTTP mode) against the fake Web API, and drives it with
 // signed requests as Slack would send them.
 import { createHmac } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { Conversation } from '../../src/bridge/types.js';
-import type { Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
@@ -149,11 +150,12 @@ export class Harness {
     return { status, eventId };
   }
 
-  async command(text: string, user: string, channel = 'C1'): Promise<number> {
+  /** Sends `/chatbridge text` as `user` in `channel` of `team`; returns the HTTP status. */
+  async command(text: string, user: string, channel = 'C1', team = TEAM): Promise<number> {
     const form = new URLSearchParams({
       command: '/chatbridge',
       text,
-      team_id: TEAM,
+      team_id: team,
       channel_id: channel,
       user_id: user,
       user_name: user.toLowerCase(),
@@ -175,6 +177,43 @@ let tsSeq = 0;
 export function nextTs(): string {
   tsSeq += 1;
   return `1600000000.${String(tsSeq).padStart(6, '0')}`;
+}
+
+/** A modal `callbackId` submitted by `user` with these input `values`. */
+export function viewSubmission(fields: {
+  team: string;
+  user: { id: string; team_id?: string };
+  callbackId: string;
+  privateMetadata: unknown;
+  values: Record<string, unknown>;
+  viewId?: string;
+}) {
+  return {
+    type: 'view_submission',
+    team: { id: fields.team },
+    user: fields.user,
+    api_app_id: 'A1',
+    trigger_id: 'trigger-submit',
+    view: {
+      id: fields.viewId ?? 'V1',
+      type: 'modal',
+      callback_id: fields.callbackId,
+      private_metadata: fields.privateMetadata,
+      state: { values: fields.values },
+    },
+  };
+}
+
+/** A trace-level logger and everything it wrote (tests that no secret reaches a log line). */
+export function traceLogger(): { logger: Logger; text: () => string } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'trace', destination }), text: () => lines.join('') };
 }
 
 export function mention(text: string, fields: Record<string, unknown> = {}) {

@@ -3,7 +3,6 @@
 // and the assistant pane's calls all go out with THAT workspace's token, while another
 // workspace is installed beside it. The real engine answers from the local service.
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/bridge/index.js';
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
@@ -11,12 +10,18 @@ import { createDefaultKnowledge } from '../../src/local-service/knowledge-defaul
 import { fromArray } from '../../src/local-service/pieces.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import type { Logger } from '../../src/log.js';
 import { openState } from '../../src/state/index.js';
 import { CLIENT_SECRET } from './fake-oauth.js';
 import type { FakeCall } from './fake-slack.js';
-import { ALICE, BOSS, Harness, nextTs } from './harness.js';
-import { STATE_SECRET, eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
+import { ALICE, BOSS, Harness, nextTs, traceLogger, viewSubmission } from './harness.js';
+import {
+  STATE_SECRET,
+  eventIn,
+  installThroughOAuth,
+  mentionOf,
+  oauthConfig,
+} from './oauth-flow.js';
 
 interface Rig {
   h: Harness;
@@ -45,9 +50,7 @@ async function begin(logger?: Logger, key = randomBytes(32)): Promise<Rig> {
   const service = await startLocalService({
     apiKeys: ['test-key'],
     knowledge: {
-      extractText: (name, bytes, type) => base.extractText(name, bytes, type),
-      fetchUrl: (url, signal) => base.fetchUrl(url, signal),
-      close: () => base.close(),
+      ...base,
       answer: (request) => ({
         pieces: fromArray([`Answer to ${request.query}`]),
         citations: () => ({}),
@@ -94,24 +97,28 @@ function withOtherTokens(calls: FakeCall[], token: string): string[] {
     .map((call) => `${call.method} ${call.authorization ?? 'no token'}`);
 }
 
-function clickIn(team: string, channel: string, ts: string, thread: string, value: string) {
-  return {
+/** A click on a 👍/👎 (`value`) under the answer `ts` in TB; resolves once the adapter is idle. */
+async function vote(r: Rig, channel: string, ts: string, thread: string, value: string) {
+  const clicked = await r.h.interaction({
     type: 'block_actions',
-    team: { id: team },
-    user: { id: ALICE, team_id: team },
+    team: { id: 'TB' },
+    user: { id: ALICE, team_id: 'TB' },
     api_app_id: 'A1',
     trigger_id: `trigger-${nextTs()}`,
     channel: { id: channel },
     container: { type: 'message', message_ts: ts, channel_id: channel },
     message: { ts, thread_ts: thread },
     actions: [{ type: 'feedback_buttons', action_id: 'chatbridge_feedback', value }],
-  };
+  });
+  await r.h.adapter.idle();
+  return clicked;
 }
 
 type Block = { type: string; elements?: { positive_button?: { value: string } }[] };
 
-/** The 👍 value of the feedback block the answer's stopStream (or final update) carried. */
+/** Once the adapter is idle: the answer's ts and the 👍 value its feedback block carried. */
 async function feedbackValueIn(r: Rig, channel: string): Promise<{ ts: string; value: string }> {
+  await r.h.adapter.idle();
   const final = await r.h.fake.waitForCall(
     (call) =>
       (call.method === 'chat.stopStream' || call.method === 'chat.update') &&
@@ -122,44 +129,42 @@ async function feedbackValueIn(r: Rig, channel: string): Promise<{ ts: string; v
   return { ts: String(final.args.ts), value: block.elements![0]!.positive_button!.value };
 }
 
+/** Alice asks TB's bot in CB1, then votes on the answer; returns her question and the answer. */
+async function askAndVote(r: Rig, choice: 'up' | 'down') {
+  const asked = mentionOf(r.b.botUserId, 'CB1');
+  await eventIn(r.h, 'TB', asked);
+  const { ts, value } = await feedbackValueIn(r, 'CB1');
+  const clicked = choice === 'up' ? value : value.replace('positive', 'negative');
+  await vote(r, 'CB1', ts, asked.ts, clicked);
+  return { asked, ts, value };
+}
+
 describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it("votes, the 👎 form and the reason's thanks use the voting workspace's token", async () => {
     const r = await begin();
     const fake = r.h.fake;
-    const asked = {
-      type: 'app_mention',
-      user: ALICE,
-      text: `<@${r.b.botUserId}> how do refunds work?`,
-      ts: nextTs(),
-      channel: 'CB1',
-    };
+    const asked = mentionOf(r.b.botUserId, 'CB1');
     expect(await eventIn(r.h, 'TB', asked)).toBe(200);
-    await r.h.adapter.idle();
     const { ts, value } = await feedbackValueIn(r, 'CB1');
     const from = fake.calls.length;
     const down = value.replace(/^positive:/, 'negative:');
-    expect((await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, down))).status).toBe(200);
-    await r.h.adapter.idle();
+    expect((await vote(r, 'CB1', ts, asked.ts, down)).status).toBe(200);
     const opened = fake.callsOf('views.open').at(-1)!;
     expect(opened.reply).toMatchObject({ ok: true });
     const rows = await r.h.state.feedback.list();
     expect(rows).toEqual([
       expect.objectContaining({ workspace: 'TB', vote: 'down', chatbotUuid: r.chatbots.workspace }),
     ]);
-    const submitted = await r.h.interaction({
-      type: 'view_submission',
-      team: { id: 'TB' },
-      user: { id: ALICE, team_id: 'TB' },
-      api_app_id: 'A1',
-      trigger_id: 'trigger-submit',
-      view: {
-        id: 'V9',
-        type: 'modal',
-        callback_id: 'chatbridge_feedback_reason',
-        private_metadata: (opened.args.view as { private_metadata: string }).private_metadata,
-        state: { values: { reason: { reason: { type: 'plain_text_input', value: 'too vague' } } } },
-      },
-    });
+    const submitted = await r.h.interaction(
+      viewSubmission({
+        team: 'TB',
+        user: { id: ALICE, team_id: 'TB' },
+        viewId: 'V9',
+        callbackId: 'chatbridge_feedback_reason',
+        privateMetadata: (opened.args.view as { private_metadata: string }).private_metadata,
+        values: { reason: { reason: { type: 'plain_text_input', value: 'too vague' } } },
+      }),
+    );
     expect(submitted.status).toBe(200);
     await r.h.adapter.idle();
     expect((await r.h.state.feedback.list())[0]?.reason).toBe('too vague');
@@ -176,31 +181,9 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it("`feedback export` reaches the admin's DM through the workspace's own token", async () => {
     const r = await begin();
     const fake = r.h.fake;
-    const asked = {
-      type: 'app_mention',
-      user: ALICE,
-      text: `<@${r.b.botUserId}> how do refunds work?`,
-      ts: nextTs(),
-      channel: 'CB1',
-    };
-    await eventIn(r.h, 'TB', asked);
-    await r.h.adapter.idle();
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, value));
-    await r.h.adapter.idle();
+    await askAndVote(r, 'up');
     const from = fake.calls.length;
-    const form = new URLSearchParams({
-      command: '/chatbridge',
-      text: 'feedback export --format csv',
-      team_id: 'TB',
-      channel_id: 'CB1',
-      user_id: BOSS,
-      user_name: 'boss',
-      trigger_id: 'trigger-export',
-      response_url: `${fake.origin}/response/export`,
-      api_app_id: 'A1',
-    });
-    expect((await r.h.post(form.toString(), 'application/x-www-form-urlencoded')).status).toBe(200);
+    expect(await r.h.command('feedback export --format csv', BOSS, 'CB1', 'TB')).toBe(200);
     await r.h.adapter.idle();
     const calls = fake.calls.slice(from).filter((call) => call.method !== 'response_url');
     expect(calls.map((call) => call.method)).toEqual([
@@ -250,12 +233,8 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
       channel: dm,
     };
     expect(await eventIn(r.h, 'TB', question)).toBe(200);
-    await r.h.adapter.idle();
     const answer = await feedbackValueIn(r, dm);
-    expect(await r.h.interaction(clickIn('TB', dm, answer.ts, thread, answer.value))).toMatchObject(
-      { status: 200 },
-    );
-    await r.h.adapter.idle();
+    expect(await vote(r, dm, answer.ts, thread, answer.value)).toMatchObject({ status: 200 });
 
     const calls = fake.calls.slice(from);
     const methods = new Set(calls.map((call) => call.method));
@@ -279,32 +258,13 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
   });
 
   it('logs no token, client secret, state secret or secret key, even at trace level', async () => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { logger, text: logged } = traceLogger();
     const key = randomBytes(32);
-    const r = await begin(createLogger({ level: 'trace', destination }), key);
-    const asked = {
-      type: 'app_mention',
-      user: ALICE,
-      text: `<@${r.b.botUserId}> how do refunds work?`,
-      ts: nextTs(),
-      channel: 'CB1',
-    };
-    await eventIn(r.h, 'TB', asked);
-    await r.h.adapter.idle();
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await r.h.interaction(
-      clickIn('TB', 'CB1', ts, asked.ts, value.replace('positive', 'negative')),
-    );
-    await r.h.adapter.idle();
+    const r = await begin(logger, key);
+    await askAndVote(r, 'down');
     const rows = await r.h.state.feedback.list();
     expect(rows).toHaveLength(1);
-    const text = lines.join('');
+    const text = logged();
     expect(text).toContain('slack: app installed');
     for (const secret of [
       r.a.token,
@@ -323,24 +283,12 @@ describe('Slack OAuth installs with feedback and the assistant pane', () => {
   it('after app_uninstalled, a click on an old answer there calls nothing and keeps the votes', async () => {
     const r = await begin();
     const fake = r.h.fake;
-    const asked = {
-      type: 'app_mention',
-      user: ALICE,
-      text: `<@${r.b.botUserId}> how do refunds work?`,
-      ts: nextTs(),
-      channel: 'CB1',
-    };
-    await eventIn(r.h, 'TB', asked);
-    await r.h.adapter.idle();
-    const { ts, value } = await feedbackValueIn(r, 'CB1');
-    await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, value));
-    await r.h.adapter.idle();
+    const { asked, ts, value } = await askAndVote(r, 'up');
     expect(await eventIn(r.h, 'TB', { type: 'app_uninstalled' })).toBe(200);
     fake.oauth.revoke(r.b.token);
     const from = fake.calls.length;
     const down = value.replace('positive', 'negative');
-    const late = await r.h.interaction(clickIn('TB', 'CB1', ts, asked.ts, down));
-    await r.h.adapter.idle();
+    const late = await vote(r, 'CB1', ts, asked.ts, down);
     expect(late.status).toBe(200);
     expect(fake.calls.slice(from)).toEqual([]);
     expect(await r.h.state.feedback.list()).toEqual([expect.objectContaining({ vote: 'up' })]);

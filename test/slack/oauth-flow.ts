@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SlackOAuthConfig } from '../../adapters/slack/index.js';
 import { CLIENT_ID, CLIENT_SECRET } from './fake-oauth.js';
-import type { Harness } from './harness.js';
+import { ALICE, nextTs, type Harness } from './harness.js';
 
 export const STATE_SECRET = 'test-state-secret';
 
@@ -87,4 +87,15 @@ export async function eventIn(
     event,
   });
   return (await harness.post(body, 'application/json')).status;
+}
+
+/** Alice mentions the bot `botUserId` of an installed workspace in `channel`. */
+export function mentionOf(botUserId: string, channel: string, text = 'how do refunds work?') {
+  return {
+    type: 'app_mention',
+    user: ALICE,
+    text: `<@${botUserId}> ${text}`,
+    ts: nextTs(),
+    channel,
+  };
 }

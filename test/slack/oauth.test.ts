@@ -6,14 +6,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/log.js';
+import type { Logger } from '../../src/log.js';
 import { EncryptedInstallations, openState } from '../../src/state/index.js';
 import type { AdminRunner } from '../../adapters/slack/index.js';
 import { CLIENT_ID } from './fake-oauth.js';
 import { FakeSlack, type FakeCall } from './fake-slack.js';
-import { ALICE, BOSS, Harness, nextTs } from './harness.js';
-import { eventIn, installThroughOAuth, oauthConfig } from './oauth-flow.js';
+import { BOSS, Harness, traceLogger, viewSubmission } from './harness.js';
+import { eventIn, installThroughOAuth, mentionOf, oauthConfig } from './oauth-flow.js';
 import { RecordingConversation, simpleAnswer } from './recording.js';
 
 let harness: Harness | undefined;
@@ -49,16 +48,6 @@ async function begin(options: BeginOptions = {}) {
   const a = fake.oauth.installable('TA', { channels: ['CA1', 'CA2'] });
   const b = fake.oauth.installable('TB', { channels: ['CB1'] });
   return { h, fake, conversation, a, b };
-}
-
-function mentionOf(botUserId: string, channel: string, text = 'how do refunds work?') {
-  return {
-    type: 'app_mention',
-    user: ALICE,
-    text: `<@${botUserId}> ${text}`,
-    ts: nextTs(),
-    channel,
-  };
 }
 
 const inChannel = (fake: FakeSlack, channel: string): FakeCall[] =>
@@ -140,18 +129,7 @@ describe('Slack OAuth: many workspaces', () => {
       body: 'Refunds take five days.',
       contentType: 'text/plain',
     });
-    const form = new URLSearchParams({
-      command: '/chatbridge',
-      text: 'source upload',
-      team_id: 'TB',
-      channel_id: 'CB1',
-      user_id: BOSS,
-      user_name: 'boss',
-      trigger_id: 'trigger-oauth',
-      response_url: `${fake.origin}/response/oauth`,
-      api_app_id: 'A1',
-    });
-    expect((await h.post(form.toString(), 'application/x-www-form-urlencoded')).status).toBe(200);
+    expect(await h.command('source upload', BOSS, 'CB1', 'TB')).toBe(200);
     const open = await fake.waitFor('views.open');
     expect(open.authorization).toBe(`Bearer ${b.token}`);
     const check = fake.callsOf('users.info').find((c) => c.args.user === BOSS);
@@ -164,20 +142,15 @@ describe('Slack OAuth: many workspaces', () => {
       size: 23,
       url_private_download: `${fake.origin}/files/F9/guide.txt`,
     };
-    const submitted = await h.interaction({
-      type: 'view_submission',
-      team: { id: 'TB' },
-      user: { id: BOSS, team_id: 'TB' },
-      api_app_id: 'A1',
-      trigger_id: 'trigger-submit',
-      view: {
-        id: 'V1',
-        type: 'modal',
-        callback_id: 'chatbridge_source_upload',
-        private_metadata: (open.args.view as { private_metadata?: string }).private_metadata,
-        state: { values: { file: { file: { type: 'file_input', files: [file] } } } },
-      },
-    });
+    const submitted = await h.interaction(
+      viewSubmission({
+        team: 'TB',
+        user: { id: BOSS, team_id: 'TB' },
+        callbackId: 'chatbridge_source_upload',
+        privateMetadata: (open.args.view as { private_metadata?: string }).private_metadata,
+        values: { file: { file: { type: 'file_input', files: [file] } } },
+      }),
+    );
     expect(submitted.status).toBe(200);
     const told = await fake.waitFor('chat.postEphemeral');
     await h.adapter.idle();
@@ -296,19 +269,12 @@ describe('Slack OAuth: many workspaces', () => {
   });
 
   it('writes no token to the log, even at trace level', async () => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    const logger = createLogger({ level: 'trace', destination });
+    const { logger, text: logged } = traceLogger();
     const { h, a } = await begin({ logger });
     await installThroughOAuth(h, a.code);
     await eventIn(h, 'TA', mentionOf(a.botUserId, 'CA1'));
     await h.adapter.idle();
-    const text = lines.join('');
+    const text = logged();
     expect(text).toContain('slack: app installed');
     expect(text).not.toContain(a.token);
     expect(text).not.toMatch(/xoxb-/);

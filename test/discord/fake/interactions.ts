@@ -47,40 +47,12 @@ export interface SlashOptions {
 export const MANAGE_GUILD = '32';
 
 export function dispatchInteraction(fake: FakeDiscord, o: SlashOptions): InteractionRecord {
-  const record: InteractionRecord = {
-    id: snowflake(),
-    token: `tok-${snowflake()}`,
-    callbacks: [],
-    messages: [],
-    files: [],
-  };
-  fake.interactions.set(record.token, record);
-  fake.interactions.set(record.id, record);
+  const record = newRecord(fake);
   const sub = { type: 1, name: o.sub, options: o.options ?? [] };
   const options = o.group ? [{ type: 2, name: o.group, options: [sub] }] : [sub];
-  const channel = fake.channels.get(o.channelId);
-  const where = o.dm
-    ? { user: o.user, context: 1 }
-    : {
-        guild_id: fake.guildId,
-        guild_locale: 'en-US',
-        member: { user: o.user, ...memberPayload(o.permissions ?? '0') },
-        context: 0,
-      };
   fake.gateway.dispatch('INTERACTION_CREATE', {
-    id: record.id,
-    application_id: fake.applicationId,
+    ...common(fake, record, o),
     type: o.autocomplete ? 4 : 2,
-    token: record.token,
-    version: 1,
-    channel_id: o.channelId,
-    ...(channel ? { channel: channelPayload(channel) } : {}),
-    app_permissions: '2248473465835073',
-    locale: 'en-US',
-    entitlements: [],
-    authorizing_integration_owners: { 0: fake.guildId },
-    attachment_size_limit: 10_485_760,
-    ...where,
     data: {
       id: snowflake(),
       name: 'chatbridge',
@@ -129,7 +101,12 @@ function newRecord(fake: FakeDiscord): InteractionRecord {
   return record;
 }
 
-function common(fake: FakeDiscord, record: InteractionRecord, o: ComponentOptions) {
+/** The fields every interaction carries: its ids, the channel, and who (member or DM user). */
+function common(
+  fake: FakeDiscord,
+  record: InteractionRecord,
+  o: ComponentOptions & { permissions?: string },
+) {
   const channel = fake.channels.get(o.channelId);
   const guildId = o.guildId ?? fake.guildId;
   return {
@@ -149,7 +126,7 @@ function common(fake: FakeDiscord, record: InteractionRecord, o: ComponentOption
       : {
           guild_id: guildId,
           guild_locale: 'en-US',
-          member: { user: o.user, ...memberPayload('0') },
+          member: { user: o.user, ...memberPayload(o.permissions ?? '0') },
           context: 0,
         }),
   };
