@@ -35,21 +35,9 @@ import type { StateStore } from './types.js';
 export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
-export {
-  EncryptedInstallations,
-  parseSecretKey,
-  SealedValueError,
-  SecretKeyError,
-  type InstallationRecord,
-} from './installations.js';
+export { EncryptedInstallations } from './installations.js';
+export { parseSecretKey, SealedValueError, SecretKeyError } from './secret-box.js';
 export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
-export {
-  ANSWER_EXCERPT_CHARS,
-  DEFAULT_ANSWER_TTL_MS,
-  QUESTION_CHARS,
-  REASON_CHARS,
-  feedbackId,
-} from './feedback.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';

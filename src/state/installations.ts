@@ -6,8 +6,6 @@ import type { Keyv } from 'keyv';
 import { SealedValueError, SecretBox, SecretKeyError } from './secret-box.js';
 import type { SealedMap } from './types.js';
 
-export { parseSecretKey, SecretKeyError, SealedValueError, SECRET_KEY_RULE } from './secret-box.js';
-
 export interface InstallationRecord {
   /** ISO timestamp of when it was stored. */
   savedAt: string;
