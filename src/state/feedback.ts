@@ -200,11 +200,13 @@ export class KeyvFeedbackStore implements FeedbackStore {
     return { record, ...(before ? { previous: before.vote } : {}) };
   }
 
-  async setReason(id: string, reason: string): Promise<FeedbackRecord | undefined> {
+  async setReason(id: string, reason: string, voter?: string): Promise<FeedbackRecord | undefined> {
     requireText('id', id);
     const text = reason.trim().slice(0, REASON_CHARS);
     const row = await this.rows.get(id);
-    if (!row || row.vote !== 'down') return undefined;
+    if (!row || row.vote !== 'down' || (voter !== undefined && row.userId !== voter)) {
+      return undefined;
+    }
     const at = this.now();
     const next: FeedbackRecord = { ...row, updatedAt: new Date(at).toISOString() };
     if (text === '') delete next.reason;
