@@ -4,13 +4,13 @@
 // channel does not set comes from the workspace, then the defaults.
 import {
   ASSISTANT_LIMITS,
-  assistantPlaces,
   effectiveAssistantSettings,
   type EffectiveAssistantSettings,
   type SettingSource,
 } from '../../bridge/types.js';
 import type { AssistantSetting } from '../../state/types.js';
 import { AdminInputError } from '../errors.js';
+import { channelPlace, workspacePlace } from '../resolve.js';
 import type { AdminArgs, AdminCommand, AdminContext, AdminOutput } from '../types.js';
 import { fields, flag, ok, positional, table } from './shared.js';
 
@@ -34,16 +34,16 @@ interface Scope {
 }
 
 function scopeOf(ctx: AdminContext, args: AdminArgs, command: AdminCommand): Scope {
-  const places = assistantPlaces(ctx.platform, ctx.workspace, ctx.channel);
-  if (args.channel !== true) return { place: places.workspace, name: 'this workspace' };
-  if (places.channel === undefined || ctx.channel === undefined) {
+  if (args.channel !== true) return { place: workspacePlace(ctx), name: 'this workspace' };
+  const place = channelPlace(ctx);
+  if (place === undefined || ctx.channel === undefined) {
     throw new AdminInputError(
       '--channel',
       'needs a channel: run the command in the channel it is for',
       command,
     );
   }
-  return { place: places.channel, channel: ctx.channel, name: 'this channel' };
+  return { place, channel: ctx.channel, name: 'this channel' };
 }
 
 /** What applies in the scope now (a channel scope inherits from the workspace). */
