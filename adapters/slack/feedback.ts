@@ -15,6 +15,7 @@ import {
 } from '../../src/bridge/index.js';
 import type { Logger } from '../../src/log.js';
 import type { SlackBlock } from './format.js';
+import { input, plain, textValue, type ViewValues } from './modals.js';
 import type { SlackApi } from './web.js';
 
 export const FEEDBACK_ACTION = 'chatbridge_feedback';
@@ -60,7 +61,6 @@ interface ReasonOrigin {
 }
 
 export function reasonModal(origin: ReasonOrigin): SlackBlock {
-  const plain = (text: string) => ({ type: 'plain_text', text });
   return {
     type: 'modal',
     callback_id: REASON_CALLBACK,
@@ -69,18 +69,17 @@ export function reasonModal(origin: ReasonOrigin): SlackBlock {
     submit: plain('Send'),
     close: plain('Skip'),
     blocks: [
-      {
-        type: 'input',
-        block_id: 'reason',
-        optional: true,
-        label: plain('Tell us briefly what was wrong (optional)'),
-        element: {
+      input(
+        'reason',
+        'Tell us briefly what was wrong (optional)',
+        {
           type: 'plain_text_input',
           action_id: 'reason',
           multiline: true,
           max_length: FEEDBACK_REASON_MAX,
         },
-      },
+        true,
+      ),
     ],
   };
 }
@@ -174,9 +173,8 @@ export function registerFeedback(
   app.view(REASON_CALLBACK, async ({ ack, view, body }) => {
     await ack();
     const origin = parseOrigin(view.private_metadata);
-    const reason = (view.state.values as Record<string, Record<string, { value?: string | null }>>)
-      .reason?.reason?.value;
-    if (!origin || typeof reason !== 'string' || reason.trim() === '') return;
+    const reason = textValue(view.state.values as ViewValues, 'reason');
+    if (!origin || reason === undefined) return;
     track(
       (async () => {
         const saved = await giveReason(deps, { id: origin.id, userId: body.user.id, reason });
