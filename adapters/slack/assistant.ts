@@ -83,7 +83,7 @@ function toSlack(context: ViewingContext): SlackContext {
 }
 
 /** Bolt's ThreadContextStore on the state store (Bolt's default keeps it in message metadata). */
-export function stateThreadContextStore(state: StateStore): ContextStore {
+function stateThreadContextStore(state: StateStore): ContextStore {
   return {
     async get(args: StoreArgs) {
       const thread = threadOf(args.payload, args.body);

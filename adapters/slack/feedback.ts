@@ -44,9 +44,7 @@ export function feedbackBlock(answerId: string): SlackBlock {
 }
 
 /** "positive:<answer>" → the vote and the answer; undefined for anything else. */
-export function parseFeedbackValue(
-  value: unknown,
-): { vote: FeedbackVote; answerId: string } | undefined {
+function parseFeedbackValue(value: unknown): { vote: FeedbackVote; answerId: string } | undefined {
   if (typeof value !== 'string') return undefined;
   const match = /^(positive|negative):(.{1,200})$/.exec(value);
   if (!match) return undefined;

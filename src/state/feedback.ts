@@ -15,9 +15,9 @@ import type {
 } from './types.js';
 
 /** Characters of an answer kept with it (enough to recognise it; the service keeps it all). */
-export const ANSWER_EXCERPT_CHARS = 500;
+const ANSWER_EXCERPT_CHARS = 500;
 /** Characters of a question kept (the service's own bound on a query is larger). */
-export const QUESTION_CHARS = 4000;
+const QUESTION_CHARS = 4000;
 /** Characters of a 👎 reason kept. */
 export const REASON_CHARS = 500;
 /** How long an answer can be voted on after it was given: 90 days. */
@@ -102,7 +102,7 @@ export class KeyvFeedbackIndex implements FeedbackIndex {
 }
 
 /** The row id of one person's vote on one answer: short, stable, and reveals nothing. */
-export function feedbackId(answer: AnswerRecord, userId: string): string {
+function feedbackId(answer: AnswerRecord, userId: string): string {
   const key = [answer.platform, answer.workspace, answer.messageUuid, userId].join(':');
   return `fb-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
