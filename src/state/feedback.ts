@@ -21,7 +21,7 @@ const QUESTION_CHARS = 4000;
 /** Characters of a 👎 reason kept. */
 export const REASON_CHARS = 500;
 /** How long an answer can be voted on after it was given: 90 days. */
-export const DEFAULT_ANSWER_TTL_MS = 90 * 24 * 60 * 60_000;
+const DEFAULT_ANSWER_TTL_MS = 90 * 24 * 60 * 60_000;
 
 /** Row ids by when they last changed (ms since epoch). */
 export interface FeedbackIndex {
