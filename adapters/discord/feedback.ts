@@ -28,9 +28,9 @@ import { NO_MENTIONS } from './client.js';
 const PREFIX = 'cbfb';
 const REASON_INPUT = 'reason';
 /** Discord's bound on a custom_id. */
-export const CUSTOM_ID_MAX = 100;
+const CUSTOM_ID_MAX = 100;
 
-export function voteCustomId(vote: FeedbackVote, answerId: string): string {
+function voteCustomId(vote: FeedbackVote, answerId: string): string {
   return `${PREFIX}:${vote}:${answerId}`;
 }
 

@@ -13,7 +13,7 @@ import { DiscordConfigError } from './config-error.js';
 export type DiscordShards = { mode: 'auto' } | { mode: 'ids'; ids: number[]; count: number };
 
 /** Discord's own upper bound is far lower; this only catches a mistyped number. */
-export const MAX_SHARD_COUNT = 100_000;
+const MAX_SHARD_COUNT = 100_000;
 
 function parseCount(raw: string): number {
   if (!/^\d+$/.test(raw) || +raw < 1 || +raw > MAX_SHARD_COUNT) {

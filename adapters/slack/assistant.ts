@@ -13,6 +13,7 @@ import {
 } from '../../src/bridge/assistant.js';
 import { threadKey, type IncomingMessage, type ThreadRef } from '../../src/bridge/types.js';
 import type { Logger } from '../../src/log.js';
+import { VIEWING_CONTEXT_TTL_MS } from '../../src/state/index.js';
 import type { StateStore, ViewingContext } from '../../src/state/types.js';
 import {
   DEDUP_TTL_MS,
@@ -22,9 +23,6 @@ import {
   type SlackMessageEvent,
 } from './events.js';
 import type { SlackApi } from './web.js';
-
-/** One title per thread: the first question's. As long as a viewing context lasts. */
-const TITLE_CLAIM_TTL_MS = 30 * 24 * 60 * 60_000;
 
 type ContextStore = NonNullable<AssistantConfig['threadContextStore']>;
 type StoreArgs = Parameters<ContextStore['get']>[0];
@@ -85,7 +83,7 @@ function toSlack(context: ViewingContext): SlackContext {
 }
 
 /** Bolt's ThreadContextStore on the state store (Bolt's default keeps it in message metadata). */
-export function stateThreadContextStore(state: StateStore): ContextStore {
+function stateThreadContextStore(state: StateStore): ContextStore {
   return {
     async get(args: StoreArgs) {
       const thread = threadOf(args.payload, args.body);
@@ -220,7 +218,8 @@ async function titleThread(
   const title = threadTitle(message.text);
   if (title === '') return;
   const claim = `slack:assistant-title:${threadKey(ref)}`;
-  if (!(await deps.state.dedup.claim(claim, TITLE_CLAIM_TTL_MS))) return;
+  // One title per thread, the first question's, for as long as the thread is known.
+  if (!(await deps.state.dedup.claim(claim, VIEWING_CONTEXT_TTL_MS))) return;
   try {
     await deps.api.deliver(ref.workspace, 'assistant.threads.setTitle', {
       channel_id: ref.channel,

@@ -91,11 +91,10 @@ const OAUTH_VARIABLES = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_
 
 /** The OAuth settings when any of the trio is set (then all three and the key are required). */
 function oauthFromEnv(env: Record<string, string | undefined>): SlackOAuthConfig | undefined {
-  const [clientId, clientSecret, stateSecret] = OAUTH_VARIABLES.map(
-    (name) => env[name]?.trim() || undefined,
-  );
-  if (!clientId && !clientSecret && !stateSecret) return undefined;
-  const missing = OAUTH_VARIABLES.find((name) => !(env[name]?.trim() || undefined));
+  const values = OAUTH_VARIABLES.map((name) => env[name]?.trim() || undefined);
+  const [clientId, clientSecret, stateSecret] = values;
+  if (values.every((value) => value === undefined)) return undefined;
+  const missing = OAUTH_VARIABLES.find((_, i) => values[i] === undefined);
   if (missing) {
     throw new SlackConfigError(
       `${missing}: required for OAuth installs (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET go together)`,

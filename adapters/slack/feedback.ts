@@ -15,6 +15,7 @@ import {
 } from '../../src/bridge/index.js';
 import type { Logger } from '../../src/log.js';
 import type { SlackBlock } from './format.js';
+import { input, plain, textValue, type ViewValues } from './modals.js';
 import type { SlackApi } from './web.js';
 
 export const FEEDBACK_ACTION = 'chatbridge_feedback';
@@ -43,9 +44,7 @@ export function feedbackBlock(answerId: string): SlackBlock {
 }
 
 /** "positive:<answer>" → the vote and the answer; undefined for anything else. */
-export function parseFeedbackValue(
-  value: unknown,
-): { vote: FeedbackVote; answerId: string } | undefined {
+function parseFeedbackValue(value: unknown): { vote: FeedbackVote; answerId: string } | undefined {
   if (typeof value !== 'string') return undefined;
   const match = /^(positive|negative):(.{1,200})$/.exec(value);
   if (!match) return undefined;
@@ -60,7 +59,6 @@ interface ReasonOrigin {
 }
 
 export function reasonModal(origin: ReasonOrigin): SlackBlock {
-  const plain = (text: string) => ({ type: 'plain_text', text });
   return {
     type: 'modal',
     callback_id: REASON_CALLBACK,
@@ -69,18 +67,17 @@ export function reasonModal(origin: ReasonOrigin): SlackBlock {
     submit: plain('Send'),
     close: plain('Skip'),
     blocks: [
-      {
-        type: 'input',
-        block_id: 'reason',
-        optional: true,
-        label: plain('Tell us briefly what was wrong (optional)'),
-        element: {
+      input(
+        'reason',
+        'Tell us briefly what was wrong (optional)',
+        {
           type: 'plain_text_input',
           action_id: 'reason',
           multiline: true,
           max_length: FEEDBACK_REASON_MAX,
         },
-      },
+        true,
+      ),
     ],
   };
 }
@@ -174,9 +171,8 @@ export function registerFeedback(
   app.view(REASON_CALLBACK, async ({ ack, view, body }) => {
     await ack();
     const origin = parseOrigin(view.private_metadata);
-    const reason = (view.state.values as Record<string, Record<string, { value?: string | null }>>)
-      .reason?.reason?.value;
-    if (!origin || typeof reason !== 'string' || reason.trim() === '') return;
+    const reason = textValue(view.state.values as ViewValues, 'reason');
+    if (!origin || reason === undefined) return;
     track(
       (async () => {
         const saved = await giveReason(deps, { id: origin.id, userId: body.user.id, reason });

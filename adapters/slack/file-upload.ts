@@ -6,17 +6,11 @@ import type { AdminOutput, FileBlock } from '../../src/admin/index.js';
 import type { Logger } from '../../src/log.js';
 import type { SlackApi } from './web.js';
 
-export type UploadFetch = (
-  url: string,
-  init: { method: string; body: Uint8Array; headers: Record<string, string> },
-) => Promise<{ ok: boolean; status: number }>;
-
-export async function uploadToUser(
+async function uploadToUser(
   api: SlackApi,
   workspace: string,
   userId: string,
   file: FileBlock,
-  upload: UploadFetch = (url, init) => fetch(url, init),
 ): Promise<void> {
   const opened = (await api.deliver(workspace, 'conversations.open', { users: userId })) as {
     channel?: { id?: string };
@@ -30,7 +24,7 @@ export async function uploadToUser(
   if (!target.upload_url || !target.file_id) {
     throw new Error('files.getUploadURLExternal gave no upload_url or file_id');
   }
-  const sent = await upload(target.upload_url, {
+  const sent = await fetch(target.upload_url, {
     method: 'POST',
     body: file.bytes,
     headers: { 'content-type': file.contentType },

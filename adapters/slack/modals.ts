@@ -10,9 +10,14 @@ export interface ModalOrigin {
   channel: string;
 }
 
-const plain = (text: string) => ({ type: 'plain_text', text });
+export const plain = (text: string) => ({ type: 'plain_text', text });
 
-function input(blockId: string, label: string, element: SlackBlock, optional = false): SlackBlock {
+export function input(
+  blockId: string,
+  label: string,
+  element: SlackBlock,
+  optional = false,
+): SlackBlock {
   return { type: 'input', block_id: blockId, label: plain(label), element, optional };
 }
 

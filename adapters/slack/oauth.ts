@@ -36,7 +36,7 @@ export const SLACK_BOT_SCOPES = [
 ];
 
 /** Slack's consent page beside the configured Web API (slack.com, GovSlack, a test fake). */
-export function authorizationUrl(apiUrl: string): string {
+function authorizationUrl(apiUrl: string): string {
   return new URL('../oauth/v2/authorize', apiUrl).href;
 }
 

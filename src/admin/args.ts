@@ -83,6 +83,11 @@ export function availableOn(command: AdminCommand, platform: string): boolean {
   return command.platforms === undefined || command.platforms.includes(platform);
 }
 
+/** The platforms a command is limited to, as people name them: "Slack", "Slack or Discord". */
+export function platformNames(platforms: readonly string[], joiner = ' or '): string {
+  return platforms.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join(joiner);
+}
+
 /**
  * Checks named values against the command's specs: unknown names, required arguments, each
  * value coerced to its kind. A `file` argument is resolved to an AdminFile here: the value if

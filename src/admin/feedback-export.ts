@@ -9,7 +9,7 @@ export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The columns of both formats, in order: the row's fields under stable snake_case names. */
-export const EXPORT_COLUMNS = [
+const EXPORT_COLUMNS = [
   'id',
   'vote',
   'reason',
@@ -71,7 +71,7 @@ export function toCsv(rows: readonly FeedbackRecord[]): string {
   return stringify([[...EXPORT_COLUMNS], ...values], CSV_OPTIONS);
 }
 
-export function toJsonl(rows: readonly FeedbackRecord[]): string {
+function toJsonl(rows: readonly FeedbackRecord[]): string {
   return rows.map((row) => `${JSON.stringify(columns(row))}\n`).join('');
 }
 

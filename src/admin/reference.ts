@@ -1,6 +1,6 @@
 // docs/admin.md, written from the command table so the reference never drifts from the code.
 // `npm run docs` rewrites it; test/admin/reference.test.ts fails when it is stale.
-import { commandName } from './args.js';
+import { commandName, platformNames } from './args.js';
 import { adminCommands } from './table.js';
 import { usage } from './usage.js';
 
@@ -18,15 +18,10 @@ Commands act on the chatbot bound to the channel, else the workspace's, unless \
 names one. Quote values with spaces: \`chatbot create "Support bot"\`.
 `;
 
-const platformName = (platform: string): string =>
-  platform.charAt(0).toUpperCase() + platform.slice(1);
-
 export function adminReferenceMarkdown(): string {
   const sections = adminCommands.map((command) => {
     const who = command.permission === 'anyone' ? ' *(anyone)*' : '';
-    const where = command.platforms
-      ? ` *(${command.platforms.map(platformName).join(', ')} only)*`
-      : '';
+    const where = command.platforms ? ` *(${platformNames(command.platforms, ', ')} only)*` : '';
     const rows = command.args.map((spec) => {
       const label = spec.positional ? `\`<${spec.name}>\`` : `\`--${spec.name}\``;
       const choices = spec.choices ? ` (one of: ${spec.choices.join(', ')})` : '';

@@ -2,7 +2,7 @@
 // typed options (Discord). None throws for a user's mistake or a service failure: each answers
 // with blocks, an error notice naming the argument and the rule, plus the usage line.
 import { isServiceError, type ServiceError } from '../service/errors.js';
-import { availableOn, bindWords, checkArgs, commandName } from './args.js';
+import { availableOn, bindWords, checkArgs, commandName, platformNames } from './args.js';
 import { AdminInputError, AdminRefusal } from './errors.js';
 import { labelOf } from './fields.js';
 import { adminCommands, adminNouns, findCommand, verbsOf } from './table.js';
@@ -22,11 +22,9 @@ function refusal(command: AdminCommand): AdminOutput[] {
   ];
 }
 
-const PLATFORM_NAMES: Record<string, string> = { slack: 'Slack', discord: 'Discord' };
-
 /** A command for another platform (Slack's assistant pane typed on Discord or the CLI). */
 function elsewhere(command: AdminCommand): AdminOutput[] {
-  const where = (command.platforms ?? []).map((p) => PLATFORM_NAMES[p] ?? p).join(' or ');
+  const where = platformNames(command.platforms ?? []);
   const name = commandName(command);
   return [
     error(

@@ -38,7 +38,7 @@ export interface EffectiveAssistantSettings {
 }
 
 /** The place keys settings live under, as for chatbot bindings. */
-export function assistantPlaces(platform: string, workspace: string, channel?: string) {
+function assistantPlaces(platform: string, workspace: string, channel?: string) {
   return {
     workspace: `${platform}:${workspace}`,
     channel: channel === undefined ? undefined : `${platform}:${workspace}:${channel}`,

@@ -2,14 +2,15 @@
 // cast on it, and the adapters hand every 👍/👎 click and 👎 reason here. What a vote looks like
 // (buttons, modals, acknowledgements) stays in each adapter; what it means is decided once.
 import type { Logger } from '../log.js';
+import { REASON_CHARS } from '../state/feedback.js';
 import type { FeedbackRecord, FeedbackVote, StateStore } from '../state/types.js';
 import type { BridgeObserver } from './observer.js';
 import type { AnswerRef, IncomingMessage } from './types.js';
 
 export type { FeedbackRecord, FeedbackVote } from '../state/types.js';
 
-/** Most characters of a 👎 reason the platforms' forms accept. */
-export const FEEDBACK_REASON_MAX = 500;
+/** Most characters of a 👎 reason the platforms' forms accept: what the store keeps. */
+export const FEEDBACK_REASON_MAX = REASON_CHARS;
 
 export interface FeedbackDeps {
   state: StateStore;
@@ -82,10 +83,12 @@ export async function giveReason(
   deps: FeedbackDeps,
   input: { id: string; userId: string; reason: string },
 ): Promise<FeedbackRecord | undefined> {
-  const row = await deps.state.feedback.get(input.id);
   // Only the voter may explain their vote (a forged form names someone else's row).
-  if (!row || row.userId !== input.userId) return undefined;
-  return deps.state.feedback.setReason(input.id, input.reason.slice(0, FEEDBACK_REASON_MAX));
+  return deps.state.feedback.setReason(
+    input.id,
+    input.reason.slice(0, FEEDBACK_REASON_MAX),
+    input.userId,
+  );
 }
 
 /** The words a voter is told (ephemerally, or in the form's confirmation). */

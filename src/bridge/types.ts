@@ -10,7 +10,6 @@ export {
   ASSISTANT_LIMITS,
   DEFAULT_ASSISTANT_GREETING,
   DEFAULT_ASSISTANT_PROMPTS,
-  assistantPlaces,
   effectiveAssistantSettings,
   type EffectiveAssistantSettings,
   type SettingSource,

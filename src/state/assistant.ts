@@ -1,6 +1,7 @@
 // Assistant threads (Slack's AI side pane): the channel each thread's person is viewing, and the
 // greeting and suggested prompts admins set per place. Plain keyv namespaces, shared by replicas.
 import type { Keyv } from 'keyv';
+import { checkKey } from './maps.js';
 import type {
   AssistantSetting,
   AssistantSettingsMap,
@@ -10,12 +11,6 @@ import type {
 
 /** How long a viewing context lasts after it was last set: 30 days. */
 export const VIEWING_CONTEXT_TTL_MS = 30 * 24 * 60 * 60_000;
-
-function checkKey(what: string, key: string): void {
-  if (typeof key !== 'string' || key === '') {
-    throw new Error(`${what}: must be a non-empty string`);
-  }
-}
 
 function optionalText(what: string, value: unknown): void {
   if (value !== undefined && (typeof value !== 'string' || value === '')) {

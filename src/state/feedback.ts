@@ -15,13 +15,13 @@ import type {
 } from './types.js';
 
 /** Characters of an answer kept with it (enough to recognise it; the service keeps it all). */
-export const ANSWER_EXCERPT_CHARS = 500;
+const ANSWER_EXCERPT_CHARS = 500;
 /** Characters of a question kept (the service's own bound on a query is larger). */
-export const QUESTION_CHARS = 4000;
+const QUESTION_CHARS = 4000;
 /** Characters of a 👎 reason kept. */
 export const REASON_CHARS = 500;
 /** How long an answer can be voted on after it was given: 90 days. */
-export const DEFAULT_ANSWER_TTL_MS = 90 * 24 * 60 * 60_000;
+const DEFAULT_ANSWER_TTL_MS = 90 * 24 * 60 * 60_000;
 
 /** Row ids by when they last changed (ms since epoch). */
 export interface FeedbackIndex {
@@ -102,7 +102,7 @@ export class KeyvFeedbackIndex implements FeedbackIndex {
 }
 
 /** The row id of one person's vote on one answer: short, stable, and reveals nothing. */
-export function feedbackId(answer: AnswerRecord, userId: string): string {
+function feedbackId(answer: AnswerRecord, userId: string): string {
   const key = [answer.platform, answer.workspace, answer.messageUuid, userId].join(':');
   return `fb-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
@@ -200,11 +200,13 @@ export class KeyvFeedbackStore implements FeedbackStore {
     return { record, ...(before ? { previous: before.vote } : {}) };
   }
 
-  async setReason(id: string, reason: string): Promise<FeedbackRecord | undefined> {
+  async setReason(id: string, reason: string, voter?: string): Promise<FeedbackRecord | undefined> {
     requireText('id', id);
     const text = reason.trim().slice(0, REASON_CHARS);
     const row = await this.rows.get(id);
-    if (!row || row.vote !== 'down') return undefined;
+    if (!row || row.vote !== 'down' || (voter !== undefined && row.userId !== voter)) {
+      return undefined;
+    }
     const at = this.now();
     const next: FeedbackRecord = { ...row, updatedAt: new Date(at).toISOString() };
     if (text === '') delete next.reason;

@@ -11,12 +11,7 @@
 import { silentLogger, type Logger } from '../log.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
-import {
-  DEFAULT_ANSWER_TTL_MS,
-  KeyvFeedbackIndex,
-  KeyvFeedbackStore,
-  RedisFeedbackIndex,
-} from './feedback.js';
+import { KeyvFeedbackIndex, KeyvFeedbackStore, RedisFeedbackIndex } from './feedback.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { KeyvSealedMap } from './installations.js';
 import { Limiter } from './limiter.js';
@@ -35,21 +30,10 @@ import type { StateStore } from './types.js';
 export type * from './types.js';
 export { LockLostError, LockUnavailableError } from './errors.js';
 export { maskUrl, storeKind } from './keyv.js';
-export {
-  EncryptedInstallations,
-  parseSecretKey,
-  SealedValueError,
-  SecretKeyError,
-  type InstallationRecord,
-} from './installations.js';
+export { VIEWING_CONTEXT_TTL_MS } from './assistant.js';
+export { EncryptedInstallations } from './installations.js';
+export { parseSecretKey, SealedValueError, SecretKeyError } from './secret-box.js';
 export { LocalRateBudget, RedisRateBudget, takeWhenFree } from './rate-budget.js';
-export {
-  ANSWER_EXCERPT_CHARS,
-  DEFAULT_ANSWER_TTL_MS,
-  QUESTION_CHARS,
-  REASON_CHARS,
-  feedbackId,
-} from './feedback.js';
 
 /** Where the app keeps its state when CHATBRIDGE_STORE is not set. */
 export const DEFAULT_STORE_URL = 'sqlite://data/chatbridge.sqlite';
@@ -78,8 +62,6 @@ export interface StateOptions {
   maxConcurrent?: number;
   /** How long a reply link (state.replyLinks) lasts after it was set. Default 30 days. */
   replyLinkTtlMs?: number;
-  /** How long an answer can be voted on after it was given. Default 90 days. */
-  answerTtlMs?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
   /** Redis: how long the first connection may take before openState fails. Default 5 s. */
@@ -120,7 +102,6 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     options.replyLinkTtlMs,
     DEFAULT_REPLY_LINK_TTL_MS,
   );
-  const answerTtlMs = positiveInteger('answerTtlMs', options.answerTtlMs, DEFAULT_ANSWER_TTL_MS);
   const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
@@ -179,7 +160,6 @@ export async function openState(url: string, options: StateOptions = {}): Promis
           ? new RedisFeedbackIndex(redis, prefix)
           : new KeyvFeedbackIndex(space('feedback-index')),
         now,
-        answerTtlMs,
       ),
       close() {
         // Locks first: they release leases through the connection the store closes.

@@ -6,9 +6,7 @@ import type { Keyv } from 'keyv';
 import { SealedValueError, SecretBox, SecretKeyError } from './secret-box.js';
 import type { SealedMap } from './types.js';
 
-export { parseSecretKey, SecretKeyError, SealedValueError, SECRET_KEY_RULE } from './secret-box.js';
-
-export interface InstallationRecord {
+interface InstallationRecord {
   /** ISO timestamp of when it was stored. */
   savedAt: string;
   /** The platform's own installation object (tokens inside), as JSON. */

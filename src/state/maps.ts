@@ -11,7 +11,8 @@ import type {
   ThreadContextSettings,
 } from './types.js';
 
-function checkKey(what: string, key: string): void {
+/** Store keys are non-empty strings (shared by every keyv map of this folder). */
+export function checkKey(what: string, key: string): void {
   if (typeof key !== 'string' || key === '') {
     throw new Error(`${what}: must be a non-empty string`);
   }

@@ -10,7 +10,7 @@ const TAG_BYTES = 16;
 /** Sealed values start with this, so a format change can be told apart later. */
 const VERSION = 'v1';
 
-export const SECRET_KEY_RULE =
+const SECRET_KEY_RULE =
   'must be 32 random bytes written as base64 (44 characters) or hex (64 characters), ' +
   'e.g. from `openssl rand -base64 32`';
 

@@ -201,8 +201,11 @@ export interface FeedbackStore {
     userId: string,
     vote: FeedbackVote,
   ): Promise<{ record: FeedbackRecord; previous?: FeedbackVote }>;
-  /** Sets the reason of a 👎 row; undefined when the row is unknown or no longer a 👎. */
-  setReason(id: string, reason: string): Promise<FeedbackRecord | undefined>;
+  /**
+   * Sets the reason of a 👎 row; undefined when the row is unknown, no longer a 👎, or (with
+   * `voter`) someone else's.
+   */
+  setReason(id: string, reason: string, voter?: string): Promise<FeedbackRecord | undefined>;
   get(id: string): Promise<FeedbackRecord | undefined>;
   /** Matching rows, newest change first. */
   list(filter?: FeedbackFilter): Promise<FeedbackRecord[]>;

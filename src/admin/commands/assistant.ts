@@ -4,13 +4,13 @@
 // channel does not set comes from the workspace, then the defaults.
 import {
   ASSISTANT_LIMITS,
-  assistantPlaces,
   effectiveAssistantSettings,
   type EffectiveAssistantSettings,
   type SettingSource,
 } from '../../bridge/types.js';
 import type { AssistantSetting } from '../../state/types.js';
 import { AdminInputError } from '../errors.js';
+import { channelPlace, workspacePlace } from '../resolve.js';
 import type { AdminArgs, AdminCommand, AdminContext, AdminOutput } from '../types.js';
 import { fields, flag, ok, positional, table } from './shared.js';
 
@@ -34,17 +34,21 @@ interface Scope {
 }
 
 function scopeOf(ctx: AdminContext, args: AdminArgs, command: AdminCommand): Scope {
-  const places = assistantPlaces(ctx.platform, ctx.workspace, ctx.channel);
-  if (args.channel !== true) return { place: places.workspace, name: 'this workspace' };
-  if (places.channel === undefined || ctx.channel === undefined) {
+  if (args.channel !== true) return { place: workspacePlace(ctx), name: 'this workspace' };
+  const place = channelPlace(ctx);
+  if (place === undefined || ctx.channel === undefined) {
     throw new AdminInputError(
       '--channel',
       'needs a channel: run the command in the channel it is for',
       command,
     );
   }
-  return { place: places.channel, channel: ctx.channel, name: 'this channel' };
+  return { place, channel: ctx.channel, name: 'this channel' };
 }
+
+/** The level a scope's own setting is found at. */
+const levelOf = (scope: Scope): SettingSource =>
+  scope.channel === undefined ? 'workspace' : 'channel';
 
 /** What applies in the scope now (a channel scope inherits from the workspace). */
 function effective(ctx: AdminContext, scope: Scope): Promise<EffectiveAssistantSettings> {
@@ -132,40 +136,13 @@ const prompts: AdminCommand = {
       return [promptTable(current, scope)];
     }
     // A change starts from what applies here now, so the numbers match `prompts list`.
-    const list = [...current.prompts];
-    if (action === 'add') {
-      if (!value) throw new AdminInputError('<prompt>', 'is required: the prompt to add', prompts);
-      checkLength(value, ASSISTANT_LIMITS.promptChars, '<prompt>', prompts);
-      const same = list.findIndex((p) => p.toLowerCase() === value.toLowerCase());
-      if (same >= 0) {
-        throw new AdminInputError('<prompt>', `is already prompt ${same + 1}`, prompts);
-      }
-      if (list.length >= ASSISTANT_LIMITS.prompts) {
-        throw new AdminInputError(
-          '<prompt>',
-          `Slack shows at most ${ASSISTANT_LIMITS.prompts} suggested prompts; ` +
-            'remove one first (`assistant prompts remove <number>`)',
-          prompts,
-        );
-      }
-      list.push(value);
-    } else {
-      if (list.length === 0) {
-        throw new AdminInputError('<prompt>', `there are no prompts in ${scope.name}`, prompts);
-      }
-      const number = Number(value);
-      if (!value || !Number.isInteger(number) || number < 1 || number > list.length) {
-        throw new AdminInputError(
-          '<prompt>',
-          `must be the number of a prompt in \`assistant prompts list\`, 1 to ${list.length}` +
-            (value ? ` (got "${value}")` : ''),
-          prompts,
-        );
-      }
-      list.splice(number - 1, 1);
-    }
+    const list =
+      action === 'add'
+        ? withPrompt(current.prompts, value)
+        : withoutPrompt(current.prompts, value, scope);
     await update(ctx, scope, { prompts: list });
-    const after = await effective(ctx, scope);
+    // What applies now: this scope's own list (set just now, so it wins over the workspace's).
+    const after = { ...current, prompts: list, promptsFrom: levelOf(scope) };
     const done = action === 'add' ? 'Added the prompt' : `Removed prompt ${value}`;
     return [
       ok(`${done} for ${scope.name}.`),
@@ -175,6 +152,42 @@ const prompts: AdminCommand = {
     ];
   },
 };
+
+/** `prompts add`: the list with `value` at its end. */
+function withPrompt(list: readonly string[], value: string | undefined): string[] {
+  if (!value) throw new AdminInputError('<prompt>', 'is required: the prompt to add', prompts);
+  checkLength(value, ASSISTANT_LIMITS.promptChars, '<prompt>', prompts);
+  const same = list.findIndex((p) => p.toLowerCase() === value.toLowerCase());
+  if (same >= 0) {
+    throw new AdminInputError('<prompt>', `is already prompt ${same + 1}`, prompts);
+  }
+  if (list.length >= ASSISTANT_LIMITS.prompts) {
+    throw new AdminInputError(
+      '<prompt>',
+      `Slack shows at most ${ASSISTANT_LIMITS.prompts} suggested prompts; ` +
+        'remove one first (`assistant prompts remove <number>`)',
+      prompts,
+    );
+  }
+  return [...list, value];
+}
+
+/** `prompts remove`: the list without the prompt numbered `value` (1-based, as listed). */
+function withoutPrompt(list: readonly string[], value: string | undefined, scope: Scope): string[] {
+  if (list.length === 0) {
+    throw new AdminInputError('<prompt>', `there are no prompts in ${scope.name}`, prompts);
+  }
+  const number = Number(value);
+  if (!value || !Number.isInteger(number) || number < 1 || number > list.length) {
+    throw new AdminInputError(
+      '<prompt>',
+      `must be the number of a prompt in \`assistant prompts list\`, 1 to ${list.length}` +
+        (value ? ` (got "${value}")` : ''),
+      prompts,
+    );
+  }
+  return list.filter((_, i) => i !== number - 1);
+}
 
 const show: AdminCommand = {
   noun: 'assistant',

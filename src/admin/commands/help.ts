@@ -1,6 +1,6 @@
 // help [noun]: for everyone. Lists the commands (with their arguments for one noun).
 import { AdminInputError, AdminRefusal } from '../errors.js';
-import { availableOn } from '../args.js';
+import { availableOn, platformNames } from '../args.js';
 import type { AdminCommand, AdminNoun } from '../types.js';
 import { commandHelp, overview } from '../usage.js';
 import { positional } from './shared.js';
@@ -36,8 +36,9 @@ export function helpCommand(table: () => readonly AdminCommand[]): AdminCommand 
       if (commands.length === 0) {
         const elsewhere = table().find((c) => c.noun === topic)?.platforms;
         if (elsewhere) {
-          const where = elsewhere.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join(' or ');
-          throw new AdminRefusal(`The ${topic} commands are for ${where} only: run them there.`);
+          throw new AdminRefusal(
+            `The ${topic} commands are for ${platformNames(elsewhere)} only: run them there.`,
+          );
         }
         throw new AdminInputError('<topic>', `must be one of ${HELP_NOUNS.join(', ')}`, help);
       }
