@@ -12,12 +12,39 @@ export const CORPUS_DIR = join(EVAL_DIR, 'corpus');
 export const KINDS = ['definition', 'howto', 'option', 'followup'] as const;
 export type Kind = (typeof KINDS)[number];
 
+/**
+ * Set A is split once into dev (tune on it) and test (report only; issue #20). The split is the
+ * `split` field of each question and Q&A pair, written down so it never moves. It was assigned
+ * (2026-11-25) by this rule: the question files in order of the sha256 of their path, each file's
+ * questions all going to the split that held fewer questions of the same kinds so far (tie: dev),
+ * so no passage is asked about on both sides and each kind has both splits; the Q&A pairs in
+ * order of the sha256 of their id, alternately dev and test. A new question takes its file's
+ * split; a new file or pair, the split with fewer of its kind.
+ */
+export const SPLITS = ['dev', 'test'] as const;
+export type Split = (typeof SPLITS)[number];
+
+/** The question sets `npm run eval` reports, each on its own. */
+export const SETS = ['A-dev', 'A-test'] as const;
+export type SetName = (typeof SETS)[number];
+
+/** What `--set` accepts: a set's name, or dev (what may be tuned on) and test (all the rest). */
+export function setsNamed(name: string): SetName[] {
+  if (name === 'dev') return ['A-dev'];
+  if (name === 'test') return SETS.filter((s) => s !== 'A-dev');
+  const found = SETS.find((s) => s.toLowerCase() === name.toLowerCase());
+  if (found === undefined)
+    throw new Error(`--set: no set "${name}" (dev, test, ${SETS.join(', ')})`);
+  return [found];
+}
+
 const words = z.string().regex(/\S/, { error: 'must not be empty' });
 
 const questionSchema = z
   .object({
     id: words,
     kind: z.enum(KINDS),
+    split: z.enum(SPLITS),
     /** For a follow-up: the question asked before it in the same session. */
     first: words.optional(),
     question: words,
@@ -38,7 +65,14 @@ const questionSchema = z
 export type Question = z.infer<typeof questionSchema>;
 
 const pairSchema = z
-  .object({ id: words, question: words, paraphrase: words, answer: words, keyFact: words })
+  .object({
+    id: words,
+    split: z.enum(SPLITS),
+    question: words,
+    paraphrase: words,
+    answer: words,
+    keyFact: words,
+  })
   .strict();
 export type QaPair = z.infer<typeof pairSchema>;
 
@@ -76,9 +110,15 @@ export function readQuestions(corpus: CorpusFile[]): Question[] {
   const questions = readJson('questions.json', questionSchema);
   const byPath = new Map(corpus.map((f) => [f.path, f.text]));
   const ids = new Set<string>();
+  const splitOfFile = new Map<string, Split>();
   for (const q of questions) {
     if (ids.has(q.id)) throw new Error(`eval/questions.json: id "${q.id}" is used twice`);
     ids.add(q.id);
+    const split = splitOfFile.get(q.file) ?? q.split;
+    if (split !== q.split) {
+      throw new Error(`eval/questions.json: ${q.id}: ${q.file}'s questions are in ${split}`);
+    }
+    splitOfFile.set(q.file, split);
     for (const file of [q.file, ...(q.alsoIn ?? [])]) {
       const text = byPath.get(file);
       if (text === undefined) {

@@ -2,13 +2,14 @@
 // of issue #12 met or not, the bad endings by kind, and (asked for) each answer with why it
 // failed.
 import { formatTable, type BenchRow } from '../bench/table.js';
-import type { Kind } from './data.js';
+import type { Kind, SetName } from './data.js';
 import type { Problem, ProblemKind } from './score.js';
 
 export type RowKind = Kind | 'qa-exact' | 'qa-paraphrase' | 'qa-unrelated';
 
 export interface Outcome {
   id: string;
+  set: SetName;
   kind: RowKind;
   question: string;
   /** A follow-up's first question, and what was answered to it. */

@@ -1,7 +1,8 @@
 // `npm run eval`: how well the local service answers real documentation questions, beside the
 // floor of a plain FTS5 search (issue #12). Extractive mode, offline, about a minute.
 //
-//   npm run eval                       the tables
+//   npm run eval                       the tables, for every set (A-dev, A-test)
+//   npm run eval -- --set dev          only the dev split (the one to tune on); --set test: the rest
 //   npm run eval -- --verbose          also every question, its answer and why it failed
 //   npm run eval -- --failures         only the ones not answered or with a bad ending
 //   npm run eval -- --show <id> ...    only these questions (an id, or the start of ids)
@@ -11,7 +12,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
-import { readCorpus, readQaPairs, readQuestions, type CorpusFile } from './data.js';
+import {
+  readCorpus,
+  readQaPairs,
+  readQuestions,
+  SETS,
+  setsNamed,
+  type CorpusFile,
+  type SetName,
+} from './data.js';
 import { FloorIndex } from './floor.js';
 import {
   compareWith,
@@ -33,12 +42,14 @@ const { values } = parseArgs({
     json: { type: 'string' },
     baseline: { type: 'string' },
     check: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true },
   },
   allowPositionals: true,
 });
 
 interface Asking {
   id: string;
+  set: SetName;
   kind: RowKind;
   question: string;
   first?: string;
@@ -69,6 +80,7 @@ function judge(
   const passage = hit?.passage ?? '';
   return {
     id: asking.id,
+    set: asking.set,
     kind: asking.kind,
     question: asking.question,
     ...(asking.first ? { first: { question: asking.first, answer: firstAnswer ?? '' } } : {}),
@@ -108,6 +120,7 @@ async function main(): Promise<void> {
   const askings: Asking[] = [
     ...questions.map((q) => ({
       id: q.id,
+      set: `A-${q.split}` as const,
       kind: q.kind,
       question: q.question,
       ...(q.first ? { first: q.first } : {}),
@@ -120,6 +133,7 @@ async function main(): Promise<void> {
     ...pairs.flatMap((p) =>
       (['exact', 'paraphrase'] as const).map((how) => ({
         id: `${p.id}-${how}`,
+        set: `A-${p.split}` as const,
         kind: `qa-${how}` as RowKind,
         question: how === 'exact' ? p.question : p.paraphrase,
         file: `qa:${p.id}`,
@@ -134,6 +148,7 @@ async function main(): Promise<void> {
       .filter((q) => q.first === undefined)
       .map((q) => ({
         id: `unrelated-${q.id}`,
+        set: `A-${q.split}` as const,
         kind: 'qa-unrelated' as const,
         question: q.question,
         file: '',
@@ -145,8 +160,10 @@ async function main(): Promise<void> {
       })),
   ];
   const shown = values.show ?? [];
-  const selected =
-    shown.length === 0 ? askings : askings.filter((a) => shown.some((s) => a.id.startsWith(s)));
+  const sets: SetName[] = values.set ? [...new Set(values.set.flatMap(setsNamed))] : [...SETS];
+  const selected = askings.filter(
+    (a) => sets.includes(a.set) && (shown.length === 0 || shown.some((s) => a.id.startsWith(s))),
+  );
   if (selected.length === 0)
     throw new Error(`--show: no question id starts with ${shown.join(', ')}`);
 
@@ -193,7 +210,11 @@ async function main(): Promise<void> {
       console.log(`${describe(o)}\n`);
     }
   }
-  console.log(`\n${kindTable(outcomes)}\n`);
+  for (const set of sets) {
+    const own = outcomes.filter((o) => o.set === set);
+    if (own.length === 0) continue;
+    console.log(`\nSet ${set}:\n${kindTable(own)}\n`);
+  }
   console.log(`${problemTable(outcomes)}\n`);
   if (shown.length === 0) console.log(`${targetsTable(outcomes)}\n`);
   console.log(
