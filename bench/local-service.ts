@@ -21,7 +21,7 @@ const AREA = 'local service';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DATA = join(HERE, '.data');
 /** Bump when the schema or the generated text changes, so stale stores are rebuilt. */
-const STORE_VERSION = 4;
+const STORE_VERSION = 5;
 export const API_KEY = 'bench-key-0123456789';
 /** The owner the service derives from API_KEY, so a restarted service finds the chatbot. */
 export const OWNER = new KeyRing([API_KEY]).authenticate(`Bearer ${API_KEY}`);

@@ -15,7 +15,7 @@
 //    from its passages; ties go to the earliest created (General Q&A first).
 // 5. No enabled user-facing agent: the chatbot says so in-band.
 import type { AgentTag } from '../service/types.js';
-import { termsOf } from './knowledge/terms.js';
+import { termsOf } from './knowledge/words.js';
 import type { Passage } from './knowledge/types.js';
 import type { AgentRecord } from './records.js';
 

@@ -13,9 +13,9 @@ import { HttpError } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { AnswerDraft, KnowledgePort, Turn } from './knowledge-port.js';
 import type { FaultOptions } from './options.js';
-import { searchInConversation } from './knowledge/follow-up.js';
 import { splitIntoPieces } from './knowledge/index.js';
-import { asksTheSame, holdsTheQuestion } from './knowledge/qa-answer.js';
+import { trustedPassage } from './knowledge/compose.js';
+import { asksTheSame } from './knowledge/qa-answer.js';
 import type { KnowledgeIndex, Passage } from './knowledge/types.js';
 import { fromArray } from './pieces.js';
 import { ResponseSink } from './response-sink.js';
@@ -65,12 +65,12 @@ async function plan(
     agents,
     query,
     previousAgentUuid: session.lastAgentUuid,
-    // A question that stands alone is searched alone; a follow-up borrows its topic's terms,
-    // which only break near-ties (see knowledge/follow-up.ts).
+    // The previous question lends its words at a lower weight (see knowledge/search-index.ts).
     search: (sourceUuids) =>
-      searchInConversation(deps.index, chatbot.uuid, query, history, {
+      deps.index.search(chatbot.uuid, query, {
         sourceUuids,
         limit: PASSAGES_SEARCHED,
+        ...(history.length > 0 && { previous: history.at(-1)! }),
       }),
   });
   if (route.kind === 'none') {
@@ -103,19 +103,18 @@ async function plan(
 
 /**
  * The Q&A pair to answer with, whole: among the best passages, one whose question is the one
- * asked; or the best passage itself when it is a pair holding most of the question's words
- * (a paraphrase: the pair answers it, and a cut of its answer would not).
+ * asked; or the passage retrieval trusts most, when it is a pair (a paraphrase of its question).
  */
 async function pairAsked(repo: Repository, passages: Passage[], query: string) {
-  for (const [rank, passage] of passages.slice(0, QA_PASSAGES_READ).entries()) {
+  const trusted = trustedPassage(passages);
+  for (const passage of passages.slice(0, QA_PASSAGES_READ)) {
     if (passage.type !== 'qa') continue;
     const source = await repo.getSource(passage.sourceUuid);
     const pair = source
       ? (JSON.parse(source.meta_json) as { question?: unknown; answer?: unknown })
       : {};
     if (typeof pair.question !== 'string' || typeof pair.answer !== 'string') continue;
-    if (asksTheSame(query, pair.question)) return { answer: pair.answer, passage };
-    if (rank === 0 && holdsTheQuestion(query, `${pair.question}\n${pair.answer}`))
+    if (passage === trusted || asksTheSame(query, pair.question))
       return { answer: pair.answer, passage };
   }
   return undefined;

@@ -91,10 +91,7 @@ export async function createDefaultKnowledge(
       const pair = request.qaPair;
       const composed = pair
         ? qaAnswer(pair.answer, pair.passage, request.showCitations)
-        : composeAnswer(request.query, request.passages, {
-            citations: request.showCitations,
-            history: request.history,
-          });
+        : composeAnswer(request.query, request.passages, { citations: request.showCitations });
       return {
         pieces: fromArray(splitIntoPieces(composed.text)),
         citations: () => composed.citeData,

@@ -1,14 +1,13 @@
-// Writing a source's chunks: the rows of `chunks` (the text, the section each sits in) and
-// their FTS5 rows in `chunks_fts` (scope, title, headings, text), under the same rowid.
+// Writing a source's chunks: the rows of `chunks` (the text, its section's heading path) and
+// their FTS5 rows in `chunks_fts` (scope, title, heading path, text), under the same rowid.
 // Callers run these inside their transaction, so a source and its chunks change together.
 import type { ServiceDb } from '../db/open.js';
-import { type CutChunk, countTokens, cutChunks } from './chunk.js';
+import { countTokens, cutChunks } from './chunk.js';
+import { indexedText } from './words.js';
 
 export interface PreparedChunk {
   text: string;
-  /** The heading over a chunk that starts inside a section. */
-  section?: string;
-  /** The headings inside the chunk. */
+  /** The headings above the chunk, outermost first: its section's path. */
   headings: string[];
 }
 
@@ -18,23 +17,12 @@ export interface PreparedText {
   tokens: number;
 }
 
-/** For each chunk: the nearest heading above it when it does not open with one; its headings. */
-function sectionsOf(chunks: CutChunk[]): PreparedChunk[] {
-  let current: string | undefined;
-  return chunks.map(({ text, headings, opensWithHeading }) => {
-    const section = opensWithHeading ? undefined : current;
-    if (headings.length > 0) current = headings.at(-1);
-    return { text, ...(section && { section }), headings };
-  });
-}
-
 export function prepareText(text: string): PreparedText {
-  return { chunks: sectionsOf(cutChunks(text)), tokens: countTokens(text) };
+  return { chunks: cutChunks(text), tokens: countTokens(text) };
 }
 
-/** The words a chunk is found by besides its text: its section's heading and its own. */
-const headingText = (chunk: PreparedChunk): string =>
-  [...(chunk.section === undefined ? [] : [chunk.section]), ...chunk.headings].join('\n');
+/** How a heading path is shown and stored: "Options › threshold". */
+export const sectionOf = (headings: readonly string[]): string => headings.join(' › ');
 
 export const scopeOfChatbot = (chatbotId: number) => `c${chatbotId}`;
 export const scopeOfSource = (sourceId: number) => `s${sourceId}`;
@@ -51,10 +39,9 @@ export class ChunkStore {
   constructor(db: ServiceDb) {
     this.statements = {
       ids: db.prepare<[number], { id: number }>('SELECT id FROM chunks WHERE source_id = ?'),
-      rows: db.prepare<
-        [number],
-        { id: number; section: string | null; headings: string; text: string }
-      >('SELECT id, section, headings, text FROM chunks WHERE source_id = ? ORDER BY position'),
+      rows: db.prepare<[number], { id: number; headings: string; text: string }>(
+        'SELECT id, headings, text FROM chunks WHERE source_id = ? ORDER BY position',
+      ),
       unindex: db.prepare<[number]>('DELETE FROM chunks_fts WHERE rowid = ?'),
       drop: db.prepare<[number]>('DELETE FROM chunks WHERE source_id = ?'),
       count: db.prepare<[number, number]>('UPDATE sources SET chunk_count = ? WHERE id = ?'),
@@ -71,6 +58,28 @@ export class ChunkStore {
     return `${scopeOfChatbot(owner.chatbotId)} ${scopeOfSource(owner.sourceId)}`;
   }
 
+  /**
+   * The FTS5 row of a chunk. Its own heading is the heading column (weighted most: it names
+   * what the section is about). The headings above it are not indexed again for every section
+   * under them: repeated in each, they would outweigh the one section they head (the rerank
+   * still reads the whole path). CJK runs are cut into words (see indexedText).
+   */
+  private index(
+    id: number | bigint,
+    scope: string,
+    title: string,
+    headings: string[],
+    text: string,
+  ) {
+    this.statements.index.run(
+      id,
+      scope,
+      indexedText(title),
+      indexedText(headings.at(-1) ?? ''),
+      indexedText(text),
+    );
+  }
+
   /** Replaces the source's chunks (and their index rows) with these. In a transaction. */
   replace(owner: ChunkOwner, chunks: PreparedChunk[]): void {
     const s = this.statements;
@@ -78,15 +87,15 @@ export class ChunkStore {
     s.drop.run(owner.sourceId);
     const scope = this.scope(owner);
     chunks.forEach((chunk, position) => {
-      const headings = headingText(chunk);
+      const section = sectionOf(chunk.headings);
       const { lastInsertRowid } = s.insert.run(
         owner.sourceId,
         position,
-        chunk.section ?? null,
+        section === '' ? null : section,
         JSON.stringify(chunk.headings),
         chunk.text,
       );
-      s.index.run(lastInsertRowid, scope, owner.title, headings, chunk.text);
+      this.index(lastInsertRowid, scope, owner.title, chunk.headings, chunk.text);
     });
     s.count.run(chunks.length, owner.sourceId);
   }
@@ -96,13 +105,8 @@ export class ChunkStore {
     const s = this.statements;
     const scope = this.scope(owner);
     for (const row of s.rows.all(owner.sourceId)) {
-      const chunk: PreparedChunk = {
-        text: row.text,
-        ...(row.section === null ? {} : { section: row.section }),
-        headings: JSON.parse(row.headings) as string[],
-      };
       s.unindex.run(row.id);
-      s.index.run(row.id, scope, owner.title, headingText(chunk), row.text);
+      this.index(row.id, scope, owner.title, JSON.parse(row.headings) as string[], row.text);
     }
   }
 }

@@ -2,8 +2,10 @@
 // central directory declares must fit the budget before anything is inflated, and every part
 // is then inflated once (yauzl, which reads the same central directory as mammoth's JSZip)
 // with its actual bytes counted, so a part that inflates past what it declared or past the
-// budget is refused before mammoth parses a byte of it. Only then does mammoth convert it.
+// budget is refused before mammoth parses a byte of it. Only then does mammoth convert it,
+// to HTML (heading styles as <h1>…<h6>), read as html.ts reads any page.
 import yauzl from 'yauzl';
+import { htmlToText } from './html.js';
 import { ExtractionLimitError } from './types.js';
 
 /** Total inflated bytes allowed for a .docx whose text may be at most maxTextBytes. */
@@ -64,8 +66,9 @@ export async function docxToText(
   await checkDocxInflation(bytes, docxInflateLimit(maxTextBytes));
   const mammoth = (await import('mammoth')).default;
   try {
-    const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
-    return { text: result.value.replace(/\n{3,}/g, '\n\n').trim() };
+    // Through HTML, so heading styles become headings and lists stay lists (html.ts).
+    const result = await mammoth.convertToHtml({ buffer: Buffer.from(bytes) });
+    return { text: htmlToText(result.value).text };
   } catch (error) {
     throw new Error(`not a readable .docx file: ${(error as Error).message}`);
   }

@@ -1,7 +1,10 @@
-// HTML → readable text with html-to-text: navigation, scripts, styles, forms and images
-// dropped; headings and paragraph breaks kept (headings as their own paragraphs, not
-// uppercased); links keep their words, not their addresses.
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+// HTML → Markdown-shaped text with html-to-text, so the chunker sees the page's structure:
+// headings as `#` headings, <pre> as fenced code, lists as items; navigation, page furniture
+// (header bars, sidebars, footers), scripts, styles, forms and images dropped; links keep
+// their words, not their addresses.
+import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
+
+type BlockTextBuilder = Parameters<FormatCallback>[2];
 
 const SKIP = [
   'head',
@@ -15,17 +18,45 @@ const SKIP = [
   'button',
   'img',
   'iframe',
+  'aside',
+  'footer',
 ];
+
+const block = (builder: BlockTextBuilder, literal: string, before: number, after: number) => {
+  builder.openBlock({ leadingLineBreaks: before });
+  builder.addLiteral(literal);
+  builder.closeBlock({ trailingLineBreaks: after });
+};
+
+/** `<h2>` → `## …`, so the heading starts a section. */
+const markdownHeading: FormatCallback = (elem, walk, builder, options) => {
+  builder.openBlock({ leadingLineBreaks: 2 });
+  builder.addLiteral(`${'#'.repeat(Number(options.level ?? 2))} `);
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 2 });
+};
+
+/** `<pre>` → a fenced block, its lines as they are. */
+const fencedCode: FormatCallback = (elem, walk, builder) => {
+  block(builder, '```', 2, 1);
+  builder.openBlock({ isPre: true, leadingLineBreaks: 1 });
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 1 });
+  block(builder, '```', 1, 2);
+};
 
 const OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
+  formatters: { markdownHeading, fencedCode },
   selectors: [
     ...SKIP.map((selector) => ({ selector, format: 'skip' })),
     { selector: 'a', options: { ignoreHref: true } },
     ...[1, 2, 3, 4, 5, 6].map((level) => ({
       selector: `h${level}`,
-      options: { uppercase: false, leadingLineBreaks: 2, trailingLineBreaks: 2 },
+      format: 'markdownHeading',
+      options: { level },
     })),
+    { selector: 'pre', format: 'fencedCode' },
     { selector: 'table', format: 'dataTable' },
   ],
 };

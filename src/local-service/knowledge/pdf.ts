@@ -5,6 +5,85 @@
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { ExtractionLimitError } from './types.js';
 
+/** One line of a page as pdfjs laid it out: its text, its largest font size, its baseline. */
+interface Line {
+  text: string;
+  size: number;
+  y: number;
+}
+
+/** A line this much larger than the body text is a heading (a typical H2 is 1.2–1.5×). */
+const HEADING_SIZE = 1.15;
+/** A gap between lines of more than this many line heights ends a paragraph. */
+const PARAGRAPH_GAP = 1.5;
+
+function flatTitles(items: { title: string; items?: unknown[] }[]): string[] {
+  return items.flatMap((item) => [
+    item.title.replace(/\s+/g, ' ').trim(),
+    ...flatTitles((item.items ?? []) as { title: string; items?: unknown[] }[]),
+  ]);
+}
+
+/** "Page 3 of 12", "- 4 -", "12": a page number line. */
+const PAGE_NUMBER = /^[-–—\s]*(?:page\s*)?\d+(?:\s*(?:of|\/)\s*\d+)?[-–—\s]*$/i;
+
+/**
+ * Pages without their furniture: the first and last lines that repeat on at least half of
+ * the pages (numbers read alike, so "Page 3" and "Page 4" repeat), and page numbers.
+ */
+function withoutFurniture(pages: Line[][]): Line[][] {
+  const shape = (line: Line) => line.text.replace(/\d+/g, '#').toLowerCase();
+  const edges = (lines: Line[]) =>
+    new Set([lines[0], lines.at(-1)].filter(Boolean).map((l) => shape(l!)));
+  const counts = new Map<string, number>();
+  for (const lines of pages)
+    for (const edge of edges(lines)) counts.set(edge, (counts.get(edge) ?? 0) + 1);
+  const repeated = (line: Line) =>
+    pages.length >= 3 && (counts.get(shape(line)) ?? 0) >= pages.length / 2;
+  return pages.map((lines) =>
+    lines.filter((line, i) => {
+      const edge = i === 0 || i === lines.length - 1;
+      return !(edge && (repeated(line) || PAGE_NUMBER.test(line.text)));
+    }),
+  );
+}
+
+/**
+ * The pages as Markdown-shaped text: a line in a font clearly larger than the body's, or named
+ * in the outline, is a heading; a wide gap ends a paragraph; each page ends one.
+ */
+function pagesToText(pages: Line[][], titles: ReadonlySet<string>): string {
+  const sizes = pages
+    .flat()
+    .map((line) => line.size)
+    .sort((a, b) => a - b);
+  const body = sizes[Math.floor(sizes.length / 2)] ?? 0;
+  const isHeading = (line: Line) =>
+    line.text.length <= 120 &&
+    !/[.,;:]$/.test(line.text) &&
+    (titles.has(line.text) || (body > 0 && line.size >= HEADING_SIZE * body));
+  return pages
+    .map((lines) => {
+      let text = '';
+      lines.forEach((line, i) => {
+        const previous = lines[i - 1];
+        if (isHeading(line)) {
+          text += `\n\n## ${line.text}\n\n`;
+          return;
+        }
+        const gap = previous === undefined ? 0 : Math.abs(previous.y - line.y);
+        const broken = previous !== undefined && gap > PARAGRAPH_GAP * Math.max(line.size, 1);
+        text +=
+          text === '' || text.endsWith('\n\n')
+            ? line.text
+            : `${broken ? '\n\n' : '\n'}${line.text}`;
+      });
+      return text.trim();
+    })
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
 export async function pdfToText(
   bytes: Uint8Array,
   maxTextBytes: number = Infinity,
@@ -25,32 +104,46 @@ export async function pdfToText(
     throw new Error(`not a readable PDF: ${(error as Error).message}`);
   }
   try {
-    const pages: string[] = [];
+    const pages: Line[][] = [];
     let size = 0;
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const reader = page.streamTextContent().getReader();
-      let text = '';
+      const lines: Line[] = [];
+      let line: Line = { text: '', size: 0, y: 0 };
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
         for (const item of (value as { items: unknown[] }).items) {
           if (typeof item !== 'object' || item === null || !('str' in item)) continue;
           const piece = item as TextItem;
-          text += piece.str + (piece.hasEOL ? '\n' : '');
+          if (line.text === '') line.y = piece.transform[5] as number;
+          line.text += piece.str;
+          line.size = Math.max(line.size, Math.abs(piece.transform[3] as number));
+          if (piece.hasEOL) {
+            lines.push(line);
+            line = { text: '', size: 0, y: 0 };
+          }
           size += Buffer.byteLength(piece.str) + 1;
         }
         // Not reader.cancel(): pdfjs would go on enqueueing into the closed stream and throw
         // uncaught; destroying the document (below) stops its work cleanly.
         if (size > maxTextBytes) throw ExtractionLimitError.textTooLong(maxTextBytes);
       }
-      pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
+      lines.push(line);
+      pages.push(
+        lines
+          .map((l) => ({ ...l, text: l.text.replace(/\s+/g, ' ').trim() }))
+          .filter((l) => l.text !== ''),
+      );
       page.cleanup();
     }
+    const outline = await doc.getOutline().catch(() => null);
+    const titles = new Set(flatTitles(outline ?? []));
     const info = (await doc.getMetadata().catch(() => undefined))?.info as
       { Title?: unknown } | undefined;
     const title = typeof info?.Title === 'string' ? info.Title.trim() : '';
-    const text = pages.filter((p) => p !== '').join('\n\n');
+    const text = pagesToText(withoutFurniture(pages), titles);
     return title === '' ? { text } : { text, title };
   } finally {
     await doc.destroy();

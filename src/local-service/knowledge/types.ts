@@ -24,10 +24,17 @@ export interface Passage {
   /** Position of the chunk within its source (0-based). */
   chunkIndex: number;
   text: string;
-  /** The heading the chunk sits under, when the chunk starts inside a section. */
+  /** The chunk's heading path ("Options › threshold"), when it sits under headings. */
   section?: string;
-  /** BM25 score; higher is better. Comparable within one search only. */
+  /** Rank score; higher is better. Comparable within one search only. */
   score: number;
+  /**
+   * Share of the question's weight (rare words weigh most) the chunk holds, with its title and
+   * heading path: 0..1. The one signal the answer writer trusts a passage by.
+   */
+  coverage?: number;
+  /** The chunk's run of whole sentences, items, rows and code that best answers, as written. */
+  window?: string;
 }
 
 export interface SearchOptions {
@@ -36,10 +43,11 @@ export interface SearchOptions {
   /** Most passages returned. Default 5. */
   limit?: number;
   /**
-   * Text of earlier turns of the conversation (previous queries, say): its terms widen the
-   * search at a lower weight, so a follow-up like "and how do I install it?" finds its topic.
+   * The conversation's previous turn: its question's words join the search at a lower weight,
+   * so a follow-up like "and how do I install it?" finds its topic; the sources its answer
+   * cited break ties.
    */
-  context?: string;
+  previous?: { query: string; sources?: readonly string[] };
 }
 
 export interface KnowledgeIndex {

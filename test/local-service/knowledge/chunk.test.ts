@@ -4,6 +4,7 @@ import {
   countTokens,
   splitIntoPieces,
 } from '../../../src/local-service/knowledge/index.js';
+import { cutChunks } from '../../../src/local-service/knowledge/chunk.js';
 
 const words = (text: string) => text.split(/\s+/).filter((w) => w !== '');
 
@@ -63,22 +64,40 @@ describe('chunkText', () => {
     expect(chunkText(blob, 100)).toEqual(['A'.repeat(400), 'A'.repeat(400), 'A'.repeat(200)]);
   });
 
-  it('keeps a heading with its section', () => {
+  it('cuts at every heading and gives each chunk its heading path', () => {
     const body = (name: string) => Array.from({ length: 4 }, (_, i) => sentence(name, i)).join(' ');
     const text = [
       '# Install',
       body('install'),
       '## Configure',
       body('configure'),
-      'Usage',
-      body('usage'),
+      '# Use',
+      body('use'),
+      'Options',
+      body('options'),
     ].join('\n\n');
-    const chunks = chunkText(text, 120);
-    expect(chunks).toEqual([
-      `# Install\n\n${body('install')}`,
-      `## Configure\n\n${body('configure')}`,
-      `Usage\n\n${body('usage')}`,
+    expect(cutChunks(text, 120)).toEqual([
+      { text: body('install'), headings: ['Install'] },
+      { text: body('configure'), headings: ['Install', 'Configure'] },
+      { text: body('use'), headings: ['Use'] },
+      // A short plain line with no ending reads as a heading below any written one.
+      { text: body('options'), headings: ['Use', 'Options'] },
     ]);
+  });
+
+  it('keeps short plain lines that head nothing as text, never losing a word', () => {
+    const text = 'Alice\n\nBob\n\nCarol';
+    expect(cutChunks(text)).toEqual([{ text: 'Alice\n\nBob\n\nCarol', headings: [] }]);
+  });
+
+  it('cuts a long paragraph at sentences and a long table under its header', () => {
+    const long = Array.from({ length: 12 }, (_, i) => sentence('para', i)).join(' ');
+    for (const chunk of chunkText(long, 60)) expect(chunk).toMatch(/^The .*\.$/);
+    const rows = Array.from({ length: 40 }, (_, i) => `| key${i} | value number ${i} |`);
+    const table = ['| Key | Value |', '| --- | --- |', ...rows].join('\n');
+    const pieces = chunkText(table, 60);
+    expect(pieces.length).toBeGreaterThan(2);
+    for (const piece of pieces) expect(piece.startsWith('| Key | Value |\n| --- | --- |\n')).toBe(true);
   });
 });
 
@@ -101,9 +120,9 @@ describe('chunkText on Markdown', () => {
     for (const chunk of chunks)
       for (const line of chunk.split('\n').filter((l) => l !== '' && l !== 'Steps:'))
         expect(items).toContain(line);
-    const section = chunkText(`## Connecting Slack\n\n${filler(30)}`, 100);
-    expect(section[0]!.startsWith('## Connecting Slack\n')).toBe(true);
-    expect(section.every((chunk) => !chunk.includes('Slack The'))).toBe(true);
+    const section = cutChunks(`## Connecting Slack\n\n${filler(30)}`, 100);
+    expect(section.length).toBeGreaterThan(1);
+    expect(section.every((chunk) => chunk.headings.join() === 'Connecting Slack')).toBe(true);
   });
 });
 

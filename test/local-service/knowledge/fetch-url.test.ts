@@ -73,7 +73,7 @@ describe('fetchUrlText', () => {
   it('reads an HTML page from loopback (allowed by default) as clean text with its title', async () => {
     const page = await fetchUrlText(`${base}/page`);
     expect(page).toEqual({
-      text: 'Setup\n\nInstall it.',
+      text: '# Setup\n\nInstall it.',
       title: 'Guide',
       finalUrl: `${base}/page`,
       contentType: 'text/html',

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blocksOf } from '../../../src/local-service/knowledge/markdown.js';
 import { sourceBlocks } from '../../../src/local-service/knowledge/markdown-source.js';
-import { splitSentences } from '../../../src/local-service/knowledge/sentences.js';
 
 const DOC = [
   '# Guide',
@@ -102,23 +101,6 @@ describe('sourceBlocks', () => {
       },
       { kind: 'paragraph', text: 'Fast' },
       { kind: 'list', text: '- see [the guide](https://example.com/guide)' },
-    ]);
-  });
-});
-
-describe('splitSentences', () => {
-  it('keeps a quoted question inside its sentence and reads a line-end colon as a wrap', () => {
-    expect(splitSentences('Ask it "How do I start?" and the answer comes. Done.')).toEqual([
-      'Ask it "How do I start?" and the answer comes.',
-      'Done.',
-    ]);
-    expect(
-      splitSentences('It starts every platform whose tokens are present:\nSlack first.'),
-    ).toEqual(['It starts every platform whose tokens are present: Slack first.']);
-    // A full stop still ends a sentence before a lowercase name.
-    expect(splitSentences('It works offline. chatbridge also ships a service.')).toEqual([
-      'It works offline.',
-      'chatbridge also ships a service.',
     ]);
   });
 });

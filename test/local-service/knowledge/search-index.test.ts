@@ -103,20 +103,34 @@ describe('knowledge index', () => {
     expect(await index.search(BOT, 'plan', { limit: 1 })).toHaveLength(1);
   });
 
-  it('uses earlier turns as context for a follow-up', async () => {
+  it('searches a follow-up with the previous question, whose words weigh less', async () => {
     const { index } = await memoryIndex();
-    // "support" is in two sources; the earlier turn decides which one the follow-up means.
+    // "support" is in two sources; the previous question decides which one the follow-up means.
     const aboutPlans = await index.search(BOT, 'and is there support?', {
-      context: 'how much is the pro plan',
+      previous: { query: 'how much is the pro plan' },
     });
     const aboutRefunds = await index.search(BOT, 'and is there support?', {
-      context: 'refund for my purchase',
+      previous: { query: 'refund for my purchase' },
     });
     expect(aboutPlans[0]?.sourceUuid).toBe('pricing');
     expect(aboutRefunds[0]?.sourceUuid).toBe('refunds');
-    // The query's own terms outweigh the context's.
-    const own = await index.search(BOT, 'install', { context: 'refund refund purchase' });
+    // The question's own words outweigh the previous question's.
+    const own = await index.search(BOT, 'install', {
+      previous: { query: 'refund refund purchase' },
+    });
     expect(own[0]?.sourceUuid).toBe('install');
+  });
+
+  it('breaks a tie by the source the previous answer cited', async () => {
+    const index = testIndex();
+    await index.add(source('a', 'A', 'The limit is ten requests.'));
+    await index.add(source('b', 'B', 'The limit is ten requests.'));
+    for (const cited of ['a', 'b']) {
+      const [top] = await index.search(BOT, 'what is the limit', {
+        previous: { query: 'tell me more', sources: [cited] },
+      });
+      expect(top?.sourceUuid).toBe(cited);
+    }
   });
 
   it('counts a heading with its section, also for a chunk further down the section', async () => {
