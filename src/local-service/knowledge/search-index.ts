@@ -22,9 +22,17 @@ const RERANK_DEPTH = 20;
 /** bm25() column weights: scope (never scored), title, heading path, text. A word in a
  * section's heading says what the section is about; in its text, it may be in passing. */
 const RANK = 'bm25(chunks_fts, 0.0, 2.0, 3.0, 1.0)';
-/** A previous question's words, for a follow-up: enough to find the topic, never to outweigh
- * a word the question itself asks. */
+/** A previous question's words, for a follow-up: each weighs this share of its rarity, and
+ * all together at most this share of the question's own: enough to find the topic, never to
+ * outweigh what the question itself asks. */
 export const PREVIOUS_WEIGHT = 0.3;
+/**
+ * The share of a chunk's score that follows bm25 (the rest is the question's coverage): half.
+ * bm25 knows term frequency and section length, but its idf falls to nothing for a word in
+ * half the chunks, which in a small chatbot (ten Q&A pairs) is most words; coverage's idf
+ * does not.
+ */
+const BM25_SHARE = 0.5;
 /** How much a heading path naming the question lifts a chunk (at most 1.5×): a section
  * titled with the question's words, and little else, is about it. */
 const HEADING_WEIGHT = 1.0;
@@ -77,6 +85,9 @@ function headingMatch(weights: Weights, path: string): number {
   return recall + precision === 0 ? 0 : (2 * recall * precision) / (recall + precision);
 }
 
+/** The MATCH of the question's words (and the previous question's), OR-ed. */
+const matchOf = (terms: Term[]): string => terms.map((t) => quoted(t.word)).join(' OR ');
+
 export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
   const chunks = new ChunkStore(db);
   const rowColumns = `c.id, c.position, c.section, c.text, s.uuid, s.title, s.type, s.file_name,
@@ -92,6 +103,10 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     ),
     sourcesOf: db.prepare<[number, string], { id: number }>(
       'SELECT id FROM sources WHERE chatbot_id = ? AND uuid IN (SELECT value FROM json_each(?))',
+    ),
+    rescore: db.prepare<[string, string], { id: number; score: number }>(
+      `SELECT rowid AS id, -${RANK} AS score FROM chunks_fts WHERE chunks_fts MATCH ?
+       AND rowid IN (SELECT value FROM json_each(?))`,
     ),
     hits: db.prepare<[string, number], { id: number; score: number }>(
       `SELECT rowid AS id, -${RANK} AS score FROM chunks_fts WHERE chunks_fts MATCH ?
@@ -141,7 +156,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     options: SearchOptions,
     total: number,
   ): Row[] {
-    const words = `{title heading text} : (${terms.map((t) => quoted(t.word)).join(' OR ')})`;
+    const words = `{title heading text} : (${matchOf(terms)})`;
     if (options.sourceUuids !== undefined) {
       const ids = statements.sourcesOf.all(chatbot.id, JSON.stringify(options.sourceUuids));
       if (ids.length === 0) return [];
@@ -160,6 +175,16 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       : scoped();
   }
 
+  function ownBm25(rows: Row[], own: Term[]): Row[] {
+    const ids = JSON.stringify(rows.map((row) => row.id));
+    const scores = new Map(
+      statements.rescore
+        .all(`{title heading text} : (${matchOf(own)})`, ids)
+        .map((hit) => [hit.id, hit.score]),
+    );
+    return rows.map((row) => ({ ...row, bm25: scores.get(row.id) ?? 0 }));
+  }
+
   function rowsOf(hits: { id: number; score: number }[]): Row[] {
     return hits.flatMap(({ id, score }) => {
       const row = statements.row.get(id);
@@ -174,19 +199,26 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const seen = new Set<string>();
     const own = termsOf(query, 1, total, seen);
     const previous = termsOf(options.previous?.query ?? '', PREVIOUS_WEIGHT, total, seen);
-    const terms = [...own, ...previous];
+    // All together, the previous question's words weigh at most PREVIOUS_WEIGHT of the question's.
+    const ownWeight = own.reduce((sum, t) => sum + t.weight, 0);
+    const lentWeight = previous.reduce((sum, t) => sum + t.weight, 0);
+    const scale = own.length === 0 ? 1 : Math.min(1, (PREVIOUS_WEIGHT * ownWeight) / lentWeight);
+    const terms = [...own, ...previous.map((t) => ({ ...t, weight: t.weight * scale }))];
     if (terms.length === 0) return [];
     const weights: Weights = new Map(terms.map((t) => [t.stem, t.weight]));
-    const rows = candidates(chatbot, terms, options, total);
+    const found = candidates(chatbot, terms, options, total);
+    // bm25 of the question's own words: the previous question's helped find the candidates,
+    // but bm25 cannot weigh them less, so they take no part in it.
+    const rows = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
     const passages = rows.map((row) => {
       const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
       const window = bestWindow(unitsOf(row.text), weights, heading);
-      // bm25 ranks; what it cannot see scales it: the share of the question the best window
-      // holds together, and a heading that names the question.
+      // bm25's rank, times what it cannot see: the share of the question the best window holds
+      // together, and a heading that names the question.
       const score =
-        (row.bm25 / topBm25) *
+        (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
           window.coverage *
           (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title)) +
         (cited.has(row.uuid) ? Number.EPSILON : 0); // ties: the source the last answer cited

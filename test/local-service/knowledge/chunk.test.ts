@@ -97,7 +97,8 @@ describe('chunkText', () => {
     const table = ['| Key | Value |', '| --- | --- |', ...rows].join('\n');
     const pieces = chunkText(table, 60);
     expect(pieces.length).toBeGreaterThan(2);
-    for (const piece of pieces) expect(piece.startsWith('| Key | Value |\n| --- | --- |\n')).toBe(true);
+    for (const piece of pieces)
+      expect(piece.startsWith('| Key | Value |\n| --- | --- |\n')).toBe(true);
   });
 });
 

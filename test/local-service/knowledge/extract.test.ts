@@ -54,7 +54,9 @@ describe('extractText', () => {
       <script>console.log("secret")</script><p>Then start it.</p><ul><li>one</li><li>two</li></ul></body></html>`;
     const { text, title } = await extractText({ bytes: utf8(html), fileName: 'page.html' });
     expect(title).toBe('Install & Run');
-    expect(text).toBe('# Installing\n\nRun the installer first.\n\nThen start it.\n\n * one\n * two');
+    expect(text).toBe(
+      '# Installing\n\nRun the installer first.\n\nThen start it.\n\n * one\n * two',
+    );
     expect(text).not.toMatch(/Home|secret|color|\/x/);
   });
 
