@@ -23,18 +23,28 @@ export const isCjk = (text: string): boolean => CJK.test(text);
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
+/** A line's words and the spaces between them, in order; `word` marks a word. */
+function piecesOf(line: string): Array<{ piece: string; word: boolean }> {
+  if (isCjk(line)) {
+    return [...segmenter.segment(line)].map((s) => ({
+      piece: s.segment,
+      word: s.isWordLike === true,
+    }));
+  }
+  return line
+    .split(/(\s+)/)
+    .filter((t) => t !== '')
+    .map((t) => ({ piece: t, word: !/^\s+$/.test(t) }));
+}
+
 /**
  * The text cut into consecutive passages of FLOOR_PASSAGE_WORDS words, original spacing kept.
- * A word is a run of non-space characters; in a text with CJK script, a word-like segment of
- * Intl.Segmenter (Chinese and Japanese put no spaces between words).
+ * A word is a run of non-space characters; on a line with CJK script, a word-like segment of
+ * Intl.Segmenter (Chinese and Japanese put no spaces between words). Lines are segmented one by
+ * one: Intl.Segmenter slows down badly on long strings (seconds for a README).
  */
 export function passagesOf(text: string): string[] {
-  const pieces: Array<{ piece: string; word: boolean }> = isCjk(text)
-    ? [...segmenter.segment(text)].map((s) => ({ piece: s.segment, word: s.isWordLike === true }))
-    : text
-        .split(/(\s+)/)
-        .filter((t) => t !== '')
-        .map((t) => ({ piece: t, word: !/^\s+$/.test(t) }));
+  const pieces = text.split(/(?<=\n)/).flatMap(piecesOf);
   const passages: string[] = [];
   let passage = '';
   let count = 0;
