@@ -1,7 +1,7 @@
 // The targets of issue #20, per set, as bench rows (area = the set): key fact from the right
 // file at least the floor + 15 points on every kind and at least 70% overall; right file first
-// at least the floor's; median answer at most 120 words and none over 300 outside code; no bad
-// endings; no "not found" when the floor's top 3 holds the key facts; at least 80% of
+// at least the floor's; median answer at most 120 words and none over 300 outside code; no answer
+// cut mid-sentence and none with other bad endings; no "not found" when the floor's top 3 holds the key facts; at least 80% of
 // unanswerable questions declined; CJK questions at least 70%; Q&A pairs asked exactly: all.
 import { formatTable, type BenchRow } from '../bench/table.js';
 import { SETS } from './data.js';
@@ -17,6 +17,7 @@ import {
   spoken,
   type Outcome,
 } from './report.js';
+import type { ProblemKind } from './score.js';
 
 /** Points above the floor every kind must reach (issue #20). */
 export const ABOVE_FLOOR = 0.15;
@@ -46,6 +47,9 @@ function atLeast(
     ok: value + 1e-9 >= min,
   };
 }
+
+/** The bad endings issue #20 names: a sentence cut short, or ended where its source does not. */
+const CUT: ProblemKind[] = ['cut-sentence', 'unsourced-ending', 'ends-mid-sentence'];
 
 /** The floor + 15 points, but never more than every question. */
 const aboveFloor = (floor: number) => Math.min(1, floor + ABOVE_FLOOR);
@@ -128,10 +132,18 @@ export function setTargetRows(area: string, outcomes: Outcome[]): BenchRow[] {
     target: '0',
     ok: long === 0,
   });
+  const cut = outcomes.filter((o) => o.problems.some((p) => CUT.includes(p.kind))).length;
+  rows.push({
+    area,
+    metric: 'answers ending mid-sentence or with an invented full stop',
+    value: String(cut),
+    target: '0',
+    ok: cut === 0,
+  });
   const bad = outcomes.filter((o) => o.problems.length > 0).length;
   rows.push({
     area,
-    metric: 'answers with a bad ending',
+    metric: 'answers with any bad ending (markup, code in prose too)',
     value: String(bad),
     target: '0',
     ok: bad === 0,

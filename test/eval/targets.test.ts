@@ -143,6 +143,17 @@ describe('issue #20 targets', () => {
     });
   });
 
+  it('count answers cut mid-sentence apart from those with leftover markup', () => {
+    const os = [
+      outcome({ problems: [{ kind: 'ends-mid-sentence', detail: '' }] }),
+      outcome({ problems: [{ kind: 'code-in-prose', detail: '' }] }),
+      outcome({}),
+    ];
+    const rows = setTargetRows('B', os);
+    expect(row(rows, 'answers ending mid-sentence or with an invented full stop').value).toBe('1');
+    expect(row(rows, 'answers with any bad ending (markup, code in prose too)').value).toBe('2');
+  });
+
   it('print a row per upload format when a set has several', () => {
     const os = [outcome({ format: 'pdf' }), outcome({ format: 'docx' })];
     expect(kindTable(os)).toMatch(/uploaded as docx[^\n]*\n[^\n]*uploaded as pdf/);
