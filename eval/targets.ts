@@ -1,8 +1,9 @@
 // The targets of issue #20, per set, as bench rows (area = the set): key fact from the right
 // file at least the floor + 15 points on every kind and at least 70% overall; right file first
-// at least the floor's; median answer at most 120 words and none over 300 outside code; no answer
-// cut mid-sentence and none with other bad endings; no "not found" when the floor's top 3 holds the key facts; at least 80% of
-// unanswerable questions declined; CJK questions at least 70%; Q&A pairs asked exactly: all.
+// at least the floor's; median answer at most 120 words and none over 300 outside code; no
+// answer cut mid-sentence and none with other bad endings; no "not found" when the floor's top 3
+// holds the key facts; at least 80% of unanswerable questions declined; CJK questions at least
+// 70%; Q&A pairs asked exactly: all.
 import { formatTable, type BenchRow } from '../bench/table.js';
 import { SETS } from './data.js';
 import {
