@@ -13,6 +13,13 @@ import type { CorpusFile, QaPair } from './data.js';
 
 const API_KEY = 'eval-key-0123456789';
 
+export interface UploadFile {
+  /** The document's name in the eval's tables, e.g. "luxon/zones.pdf". */
+  doc: string;
+  bytes: Uint8Array;
+  contentType: string;
+}
+
 export interface Asked {
   /** The answer as streamed. */
   streamed: string;
@@ -59,14 +66,26 @@ export class EvalService {
    * README.md there).
    */
   async docsChatbot(files: CorpusFile[]): Promise<string> {
-    const chatbot = await this.newChatbot('Eval: documentation');
+    return this.uploadsChatbot(
+      'Eval: documentation',
+      files.map((file) => ({
+        doc: file.path,
+        bytes: new TextEncoder().encode(file.text),
+        contentType: 'text/markdown',
+      })),
+    );
+  }
+
+  /** A chatbot holding these files, each uploaded as a user's file ("<package>-<file>"). */
+  async uploadsChatbot(name: string, files: UploadFile[]): Promise<string> {
+    const chatbot = await this.newChatbot(name);
     for (const file of files) {
       const source = await this.client.uploadSource(chatbot, {
-        file: new TextEncoder().encode(file.text),
-        file_name: file.path.replace('/', '-'),
-        content_type: 'text/markdown',
+        file: file.bytes,
+        file_name: file.doc.replace('/', '-'),
+        content_type: file.contentType,
       });
-      this.docs.set(source.uuid, file.path);
+      this.docs.set(source.uuid, file.doc);
     }
     return chatbot;
   }

@@ -25,7 +25,7 @@ export const SPLITS = ['dev', 'test'] as const;
 export type Split = (typeof SPLITS)[number];
 
 /** The question sets `npm run eval` reports, each on its own. */
-export const SETS = ['A-dev', 'A-test'] as const;
+export const SETS = ['A-dev', 'A-test', 'B'] as const;
 export type SetName = (typeof SETS)[number];
 
 /** What `--set` accepts: a set's name, or dev (what may be tuned on) and test (all the rest). */

@@ -1,11 +1,11 @@
-// What `npm run eval` prints: a table per kind of question beside the FTS5 floor, the targets
-// of issue #12 met or not, the bad endings by kind, and (asked for) each answer with why it
-// failed.
-import { formatTable, type BenchRow } from '../bench/table.js';
-import type { Kind, SetName } from './data.js';
+// What `npm run eval` prints: per set, a table per kind of question beside the FTS5 floor of
+// the same run, the bad endings by kind, and (asked for) each answer with why it failed. The
+// targets are in targets.ts.
+import type { BKind } from './data-b.js';
+import type { SetName } from './data.js';
 import type { Problem, ProblemKind } from './score.js';
 
-export type RowKind = Kind | 'qa-exact' | 'qa-paraphrase' | 'qa-unrelated';
+export type RowKind = BKind | 'qa-exact' | 'qa-paraphrase' | 'qa-unrelated';
 
 export interface Outcome {
   id: string;
@@ -14,8 +14,14 @@ export interface Outcome {
   question: string;
   /** A follow-up's first question, and what was answered to it. */
   first?: { question: string; answer: string };
-  /** The expected document: a corpus path, or "qa:<id>". */
+  /** The expected document: a corpus path, or "qa:<id>"; "" when nothing answers. */
   file: string;
+  /** How the expected document was uploaded (markdown, html, text, pdf, docx), or "qa". */
+  format: string;
+  /** The question is in Chinese, Japanese or Korean script. */
+  cjk: boolean;
+  /** No source answers it: the right answer is the "could not find" notice. */
+  unanswerable: boolean;
   keyFacts: string[];
   answer: string;
   citedDocs: string[];
@@ -26,48 +32,92 @@ export interface Outcome {
   factsCited: boolean;
   notFound: boolean;
   wrong: string[];
+  /** Every key fact, no "could not find", nothing wrong; for an unanswerable one: declined. */
   answered: boolean;
   problems: Problem[];
-  floor: { doc: string; passage: string; rightFile: boolean; answered: boolean };
+  /** Words of the answer outside code blocks (score.ts proseWords). */
+  words: number;
+  floor: {
+    doc: string;
+    passage: string;
+    rightFile: boolean;
+    answered: boolean;
+    /** One of the floor's top 3 passages holds every key fact. */
+    top3: boolean;
+  };
   ms: number;
 }
 
-const LABELS: Record<RowKind, string> = {
+export const LABELS: Record<RowKind, string> = {
   definition: 'what is X',
   howto: 'how do I',
   option: 'option / setting',
   followup: 'follow-up (2nd question)',
+  paraphrase: 'paraphrased (not the document\u2019s words)',
+  unanswerable: 'not in the documents: declined',
   'qa-exact': 'Q&A pair, asked exactly',
   'qa-paraphrase': 'Q&A pair, paraphrased',
-  'qa-unrelated': 'no Q&A pair answers it',
+  'qa-unrelated': 'no Q&A pair answers it: declined',
 };
 
-const DOC_KINDS: RowKind[] = ['definition', 'howto', 'option', 'followup'];
+/** The kinds of documentation question, each held to the floor + 15 points. */
+export const DOC_KINDS: RowKind[] = ['definition', 'howto', 'option', 'followup', 'paraphrase'];
+export const ALL_DOCS = 'documentation, all kinds';
+export const CJK_ROW = 'CJK questions over CJK documents';
+const DECLINE_KINDS: RowKind[] = ['unanswerable', 'qa-unrelated'];
 
-interface Group {
+export interface Group {
   label: string;
+  /** What the group's answers are held to (targets.ts). */
+  role: 'kind' | 'all' | 'cjk' | 'format' | 'decline' | 'qa-exact';
   outcomes: Outcome[];
 }
 
+/** The rows of one set's table; rows with no question are left out. */
 export function groupsOf(outcomes: Outcome[]): Group[] {
   const of = (kinds: RowKind[]) => outcomes.filter((o) => kinds.includes(o.kind));
-  return [
-    ...DOC_KINDS.map((k) => ({ label: LABELS[k], outcomes: of([k]) })),
-    { label: 'documentation, all kinds', outcomes: of(DOC_KINDS) },
-    { label: LABELS['qa-exact'], outcomes: of(['qa-exact']) },
-    { label: LABELS['qa-paraphrase'], outcomes: of(['qa-paraphrase']) },
-    { label: LABELS['qa-unrelated'], outcomes: of(['qa-unrelated']) },
+  const docs = of(DOC_KINDS);
+  const formats = [...new Set(docs.map((o) => o.format))].sort();
+  const groups: Group[] = [
+    ...DOC_KINDS.map((k) => ({ label: LABELS[k], role: 'kind' as const, outcomes: of([k]) })),
+    { label: ALL_DOCS, role: 'all', outcomes: docs },
+    { label: CJK_ROW, role: 'cjk', outcomes: docs.filter((o) => o.cjk) },
+    ...(formats.length > 1
+      ? formats.map((f) => ({
+          label: `  uploaded as ${f}`,
+          role: 'format' as const,
+          outcomes: docs.filter((o) => o.format === f),
+        }))
+      : []),
+    ...DECLINE_KINDS.map((k) => ({
+      label: LABELS[k],
+      role: 'decline' as const,
+      outcomes: of([k]),
+    })),
+    { label: LABELS['qa-exact'], role: 'qa-exact', outcomes: of(['qa-exact']) },
+    { label: LABELS['qa-paraphrase'], role: 'kind', outcomes: of(['qa-paraphrase']) },
   ];
+  return groups.filter((g) => g.outcomes.length > 0);
 }
 
-const share = (outcomes: Outcome[], test: (o: Outcome) => boolean) =>
+export const share = (outcomes: Outcome[], test: (o: Outcome) => boolean) =>
   outcomes.length === 0 ? 0 : outcomes.filter(test).length / outcomes.length;
-const pct = (value: number) => `${Math.round(value * 100)}%`;
-const median = (values: number[]) => {
+export const pct = (value: number) => `${Math.round(value * 100)}%`;
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
 };
-const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+/** Answers longer than this (outside code) do not read well in a chat thread (issue #20). */
+export const MAX_WORDS = 300;
+
+/** The key facts are in the answer and its first citation is the right file. */
+export const factFromFile = (o: Outcome) => o.answered && o.rightFile;
+/** The same of the floor's top passage. */
+export const floorFromFile = (o: Outcome) => o.floor.answered && o.floor.rightFile;
+/** "Could not find" although one of the floor's top 3 passages holds every key fact. */
+export const missedTop3 = (o: Outcome) => !o.unanswerable && o.notFound && o.floor.top3;
+/** The answers that say something (not the "could not find" notice): their length counts. */
+export const spoken = (os: Outcome[]) => os.filter((o) => !o.notFound);
 
 /** A plain table with a header row and aligned columns. */
 function grid(header: string[], rows: string[][]): string {
@@ -81,29 +131,46 @@ function grid(header: string[], rows: string[][]): string {
   ].join('\n');
 }
 
+const counted = (os: Outcome[], test: (o: Outcome) => boolean) =>
+  `${pct(share(os, test))} (${os.filter(test).length})`;
+
 export function kindTable(outcomes: Outcome[]): string {
   const header = [
     'kind',
     'n',
     'right file 1st',
+    'floor file 1st',
     'key fact',
     'fact cited',
     'answered',
-    'floor answered',
+    'fact + right file',
+    'floor',
+    'floor top 3',
+    'not found, top 3 holds it',
     'bad endings',
     'median words',
+    `> ${MAX_WORDS} words`,
   ];
-  const rows = groupsOf(outcomes).map(({ label, outcomes: os }) => [
-    label,
-    String(os.length),
-    pct(share(os, (o) => o.rightFile)),
-    pct(share(os, (o) => o.facts.every(Boolean))),
-    pct(share(os, (o) => o.factsCited)),
-    `${pct(share(os, (o) => o.answered))} (${os.filter((o) => o.answered).length})`,
-    `${pct(share(os, (o) => o.floor.answered))} (${os.filter((o) => o.floor.answered).length})`,
-    String(os.filter((o) => o.problems.length > 0).length),
-    String(median(os.map((o) => wordCount(o.answer)))),
-  ]);
+  const rows = groupsOf(outcomes).map(({ label, role, outcomes: os }) => {
+    const decline = role === 'decline';
+    const dash = (text: string) => (decline ? '-' : text);
+    return [
+      label,
+      String(os.length),
+      dash(pct(share(os, (o) => o.rightFile))),
+      dash(pct(share(os, (o) => o.floor.rightFile))),
+      dash(pct(share(os, (o) => o.facts.every(Boolean)))),
+      dash(pct(share(os, (o) => o.factsCited))),
+      counted(os, (o) => o.answered),
+      dash(counted(os, factFromFile)),
+      dash(counted(os, floorFromFile)),
+      dash(counted(os, (o) => o.floor.top3)),
+      dash(String(os.filter(missedTop3).length)),
+      String(os.filter((o) => o.problems.length > 0).length),
+      String(median(spoken(os).map((o) => o.words))),
+      String(os.filter((o) => o.words > MAX_WORDS).length),
+    ];
+  });
   return grid(header, rows);
 }
 
@@ -120,84 +187,6 @@ export function problemTable(outcomes: Outcome[]): string {
   return grid(['bad ending', 'answers'], rows);
 }
 
-/** The targets of issue #12 as bench rows (area, metric, value, target, ok). */
-export function targetRows(outcomes: Outcome[]): BenchRow[] {
-  const rows: BenchRow[] = [];
-  const area = 'answers';
-  const groups = groupsOf(outcomes);
-  const docs = groups.find((g) => g.label === 'documentation, all kinds')!.outcomes;
-  const answered = share(docs, (o) => o.answered);
-  rows.push({
-    area,
-    metric: 'documentation questions answered',
-    value: pct(answered),
-    target: '>= 70%',
-    ok: answered >= 0.7,
-  });
-  for (const { label, outcomes: os } of groups) {
-    if (os.length === 0 || label === 'documentation, all kinds') continue;
-    if (label === LABELS['qa-unrelated']) continue; // a floor always answers: see its own row
-    const own = share(os, (o) => o.answered);
-    const floor = share(os, (o) => o.floor.answered);
-    rows.push({
-      area,
-      metric: `${label}: answered vs FTS5 floor`,
-      value: `${pct(own)} vs ${pct(floor)}`,
-      target: '>= floor',
-      ok: own >= floor,
-    });
-  }
-  const bad = outcomes.filter((o) => o.problems.length > 0).length;
-  rows.push({
-    area,
-    metric: 'answers with a bad ending',
-    value: String(bad),
-    target: '0',
-    ok: bad === 0,
-  });
-  const of = (kind: RowKind) => outcomes.filter((o) => o.kind === kind);
-  const fu = of('followup');
-  const fuOk = fu.filter((o) => o.answered).length;
-  rows.push({
-    area,
-    metric: 'follow-ups answered',
-    value: `${fuOk}/${fu.length}`,
-    target: '>= 70%',
-    ok: fuOk >= 0.7 * fu.length,
-  });
-  const exact = of('qa-exact');
-  const exactOk = exact.filter((o) => o.answered).length;
-  rows.push({
-    area,
-    metric: 'Q&A pairs asked exactly',
-    value: `${exactOk}/${exact.length}`,
-    target: 'all',
-    ok: exactOk === exact.length,
-  });
-  const para = of('qa-paraphrase');
-  const paraOk = para.filter((o) => o.answered).length;
-  rows.push({
-    area,
-    metric: 'Q&A pairs paraphrased',
-    value: `${paraOk}/${para.length}`,
-    target: '>= 90%',
-    ok: paraOk >= 0.9 * para.length,
-  });
-  const unrelated = of('qa-unrelated');
-  const misanswered = unrelated.filter((o) => !o.answered).length;
-  if (unrelated.length > 0)
-    rows.push({
-      area,
-      metric: 'questions no pair answers, answered anyway',
-      value: `${misanswered}/${unrelated.length}`,
-      target: '0',
-      ok: misanswered === 0,
-    });
-  return rows;
-}
-
-export const targetsTable = (outcomes: Outcome[]) => formatTable(targetRows(outcomes));
-
 const indent = (text: string, by = '    ') =>
   text
     .split('\n')
@@ -207,6 +196,7 @@ const indent = (text: string, by = '    ') =>
 /** Why an outcome is not a clean answer, in a few words. */
 export function verdict(o: Outcome): string {
   const why: string[] = [];
+  if (o.unanswerable) return o.notFound ? 'ok (declined)' : 'answered a question no source answers';
   if (o.notFound) why.push('says it could not find it');
   const missing = o.keyFacts.filter((_, i) => !o.facts[i]);
   if (missing.length > 0) {
@@ -222,7 +212,7 @@ export function verdict(o: Outcome): string {
 
 export function describe(o: Outcome): string {
   const lines = [
-    `=== ${o.id} [${o.kind}] ${o.answered ? 'ANSWERED' : 'NOT ANSWERED'} (${o.ms.toFixed(0)} ms)`,
+    `=== ${o.id} [${o.set} ${o.kind}${o.format ? `, ${o.format}` : ''}] ${o.answered ? 'ANSWERED' : 'NOT ANSWERED'} (${o.ms.toFixed(0)} ms, ${o.words} words)`,
   ];
   if (o.first) {
     lines.push(`  first Q: ${o.first.question}`);

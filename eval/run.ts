@@ -1,17 +1,19 @@
 // `npm run eval`: how well the local service answers real documentation questions, beside the
-// floor of a plain FTS5 search (issue #12). Extractive mode, offline, about a minute.
+// floor of a plain FTS5 search computed in the same run (issues #12, #20). Extractive mode,
+// offline, well under a minute. Three sets: A-dev (tune on it), A-test and B (report only).
 //
-//   npm run eval                       the tables, for every set (A-dev, A-test)
+//   npm run eval                       the tables and targets of every set (A-dev, A-test, B)
 //   npm run eval -- --set dev          only the dev split (the one to tune on); --set test: the rest
 //   npm run eval -- --verbose          also every question, its answer and why it failed
 //   npm run eval -- --failures         only the ones not answered or with a bad ending
 //   npm run eval -- --show <id> ...    only these questions (an id, or the start of ids)
 //   npm run eval -- --json <file>      also every outcome as JSON (to compare two runs)
 //   npm run eval -- --baseline <file>  which questions changed since that --json file
-//   npm run eval -- --check            exit 1 when a target of issue #12 is missed
+//   npm run eval -- --check            exit 1 when a target of issue #20 is missed
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
+import { readCorpusB, readQuestionsB } from './data-b.js';
 import {
   readCorpus,
   readQaPairs,
@@ -21,18 +23,17 @@ import {
   type CorpusFile,
   type SetName,
 } from './data.js';
-import { FloorIndex } from './floor.js';
+import { FLOOR_TOP, FloorIndex, isCjk } from './floor.js';
 import {
   compareWith,
   describe,
   kindTable,
   problemTable,
-  targetRows,
-  targetsTable,
   type Outcome,
   type RowKind,
 } from './report.js';
-import { hasFact, isNotFound, normalizeForEndings, problemsOf } from './score.js';
+import { hasFact, isNotFound, normalizeForEndings, problemsOf, proseWords } from './score.js';
+import { targetRows, targetsTable } from './targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,30 +55,52 @@ interface Asking {
   question: string;
   first?: string;
   file: string;
+  format: string;
   /** Every document that answers: file first. */
   files: string[];
   keyFacts: string[];
   wrongIf: string[];
-  chatbot: 'docs' | 'qa';
+  chatbot: 'docs' | 'qa' | 'b';
   /** A question no source answers: the answer must say it could not find it. */
   unanswerable?: boolean;
+}
+
+/** A chatbot's sources as the floor and the bad-ending check see them. */
+interface Ground {
+  floor: FloorIndex;
+  /** The trigram index CJK questions search (issue #20). */
+  cjkFloor: FloorIndex;
+  text: string;
+}
+
+function groundOf(docs: Array<{ doc: string; text: string }>): Ground {
+  const floor = new FloorIndex('porter');
+  const cjkFloor = new FloorIndex('trigram');
+  for (const { doc, text } of docs) {
+    floor.add(doc, text);
+    cjkFloor.add(doc, text);
+  }
+  return { floor, cjkFloor, text: normalizeForEndings(docs.map((d) => d.text).join('\n\n')) };
 }
 
 function judge(
   asking: Asking,
   asked: Asked,
   firstAnswer: string | undefined,
-  floor: FloorIndex,
-  corpusText: string,
+  ground: Ground,
 ): Outcome {
   const facts = asking.keyFacts.map((f) => hasFact(asked.answer, f));
   const notFound = isNotFound(asked.answer);
   const wrong = asking.wrongIf.filter((w) => hasFact(asked.answer, w));
-  // A question no pair answers is answered well only by saying so (a sentence of a pair's
-  // answer would answer something else).
+  const cjk = isCjk(asking.question);
   // The floor sees what a plain search would be given: for a follow-up, both questions.
-  const hit = floor.search(asking.first ? `${asking.first} ${asking.question}` : asking.question);
-  const passage = hit?.passage ?? '';
+  const query = asking.first ? `${asking.first} ${asking.question}` : asking.question;
+  const hits = (cjk ? ground.cjkFloor : ground.floor).search(query, FLOOR_TOP);
+  const holds = (passage: string) =>
+    asking.keyFacts.every((f) => hasFact(passage, f)) &&
+    !asking.wrongIf.some((w) => hasFact(passage, w));
+  const top = hits[0];
+  const answerable = !asking.unanswerable;
   return {
     id: asking.id,
     set: asking.set,
@@ -85,27 +108,28 @@ function judge(
     question: asking.question,
     ...(asking.first ? { first: { question: asking.first, answer: firstAnswer ?? '' } } : {}),
     file: asking.file,
+    format: asking.format,
+    cjk,
+    unanswerable: !answerable,
     keyFacts: asking.keyFacts,
     answer: asked.answer,
     citedDocs: asked.citedDocs,
     rightFile: asking.files.includes(asked.citedDocs[0] ?? ''),
     facts,
-    factsCited: asking.keyFacts.every((f) => asked.citedPassages.some((p) => hasFact(p, f))),
+    factsCited:
+      answerable && asking.keyFacts.every((f) => asked.citedPassages.some((p) => hasFact(p, f))),
     notFound,
     wrong,
-    answered: !asking.unanswerable
-      ? facts.every(Boolean) && !notFound && wrong.length === 0
-      : notFound,
-    problems: problemsOf(asked.answer, corpusText),
+    // A question no source answers is answered well only by saying so.
+    answered: answerable ? facts.every(Boolean) && !notFound && wrong.length === 0 : notFound,
+    problems: problemsOf(asked.answer, ground.text),
+    words: proseWords(asked.answer),
     floor: {
-      doc: hit?.doc ?? '',
-      passage,
-      rightFile: asking.files.includes(hit?.doc ?? ''),
-      answered:
-        !asking.unanswerable &&
-        passage !== '' &&
-        asking.keyFacts.every((f) => hasFact(passage, f)) &&
-        !asking.wrongIf.some((w) => hasFact(passage, w)),
+      doc: top?.doc ?? '',
+      passage: top?.passage ?? '',
+      rightFile: answerable && asking.files.includes(top?.doc ?? ''),
+      answered: answerable && top !== undefined && holds(top.passage),
+      top3: answerable && hits.some((h) => holds(h.passage)),
     },
     ms: asked.ms,
   };
@@ -116,6 +140,9 @@ async function main(): Promise<void> {
   const corpus: CorpusFile[] = readCorpus();
   const questions = readQuestions(corpus);
   const pairs = readQaPairs();
+  const uploadsB = await readCorpusB();
+  const questionsB = readQuestionsB(uploadsB);
+  const formatOf = new Map(uploadsB.map((u) => [u.path, u.format]));
 
   const askings: Asking[] = [
     ...questions.map((q) => ({
@@ -125,6 +152,7 @@ async function main(): Promise<void> {
       question: q.question,
       ...(q.first ? { first: q.first } : {}),
       file: q.file,
+      format: 'markdown',
       files: [q.file, ...(q.alsoIn ?? [])],
       keyFacts: q.keyFacts,
       wrongIf: q.wrongIf ?? [],
@@ -137,6 +165,7 @@ async function main(): Promise<void> {
         kind: `qa-${how}` as RowKind,
         question: how === 'exact' ? p.question : p.paraphrase,
         file: `qa:${p.id}`,
+        format: 'qa',
         files: [`qa:${p.id}`],
         keyFacts: [p.keyFact],
         wrongIf: [],
@@ -152,55 +181,79 @@ async function main(): Promise<void> {
         kind: 'qa-unrelated' as const,
         question: q.question,
         file: '',
+        format: 'qa',
         files: [''],
         keyFacts: [],
         wrongIf: [],
         chatbot: 'qa' as const,
         unanswerable: true,
       })),
+    ...questionsB.map((q) => ({
+      id: q.id,
+      set: 'B' as const,
+      kind: q.kind,
+      question: q.question,
+      ...(q.first ? { first: q.first } : {}),
+      file: q.file ?? '',
+      format: q.file === undefined ? '' : (formatOf.get(q.file) ?? ''),
+      files: q.file === undefined ? [''] : [q.file, ...(q.alsoIn ?? [])],
+      keyFacts: q.keyFacts ?? [],
+      wrongIf: q.wrongIf ?? [],
+      chatbot: 'b' as const,
+      ...(q.kind === 'unanswerable' ? { unanswerable: true } : {}),
+    })),
   ];
   const shown = values.show ?? [];
   const sets: SetName[] = values.set ? [...new Set(values.set.flatMap(setsNamed))] : [...SETS];
   const selected = askings.filter(
     (a) => sets.includes(a.set) && (shown.length === 0 || shown.some((s) => a.id.startsWith(s))),
   );
-  if (selected.length === 0)
+  if (selected.length === 0) {
     throw new Error(`--show: no question id starts with ${shown.join(', ')}`);
+  }
 
-  const docsFloor = new FloorIndex();
-  for (const file of corpus) docsFloor.add(file.path, file.text);
-  const qaFloor = new FloorIndex();
-  for (const pair of pairs) qaFloor.add(`qa:${pair.id}`, `${pair.question}\n\n${pair.answer}`);
-  const docsText = normalizeForEndings(corpus.map((f) => f.text).join('\n\n'));
-  const qaText = normalizeForEndings(pairs.map((p) => `${p.question}\n\n${p.answer}`).join('\n\n'));
+  const grounds: Record<Asking['chatbot'], Ground> = {
+    docs: groundOf(corpus.map((f) => ({ doc: f.path, text: f.text }))),
+    qa: groundOf(pairs.map((p) => ({ doc: `qa:${p.id}`, text: `${p.question}\n\n${p.answer}` }))),
+    b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
+  };
 
   const service = await EvalService.start();
   const outcomes: Outcome[] = [];
   try {
-    const docsBot = await service.docsChatbot(corpus);
-    const qaBot = await service.qaChatbot(pairs);
+    const needs = new Set(selected.map((a) => a.chatbot));
+    const bots: Partial<Record<Asking['chatbot'], string>> = {};
+    if (needs.has('docs')) bots.docs = await service.docsChatbot(corpus);
+    if (needs.has('qa')) bots.qa = await service.qaChatbot(pairs);
+    if (needs.has('b')) {
+      bots.b = await service.uploadsChatbot(
+        'Eval: other documentation',
+        uploadsB.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
+      );
+    }
     const ingested = performance.now();
     for (const asking of selected) {
-      const docs = asking.chatbot === 'docs';
-      const session = await service.newSession(docs ? docsBot : qaBot);
+      const session = await service.newSession(bots[asking.chatbot]!);
       const firstAnswer = asking.first
         ? (await service.ask(session, asking.first)).answer
         : undefined;
       const asked = await service.ask(session, asking.question);
-      outcomes.push(
-        judge(asking, asked, firstAnswer, docs ? docsFloor : qaFloor, docs ? docsText : qaText),
-      );
+      outcomes.push(judge(asking, asked, firstAnswer, grounds[asking.chatbot]));
     }
     const words = corpus.reduce((n, f) => n + f.text.split(/\s+/).filter(Boolean).length, 0);
+    const formats = [...new Set(uploadsB.map((u) => u.format))].sort().join(', ');
     console.log(
-      `chatbridge eval: ${corpus.length} documentation files (${Math.round(words / 1000)}k words), ` +
-        `${questions.length} questions, ${pairs.length} Q&A pairs; extractive answers (no LLM). ` +
+      `chatbridge eval: set A ${corpus.length} markdown files (${Math.round(words / 1000)}k words), ` +
+        `${questions.length} questions, ${pairs.length} Q&A pairs; set B ${uploadsB.length} files ` +
+        `(${formats}), ${questionsB.length} questions; extractive answers (no LLM). ` +
         `Ingest ${((ingested - started) / 1000).toFixed(1)} s, asking ${((performance.now() - ingested) / 1000).toFixed(1)} s.`,
     );
   } finally {
     await service.close();
-    docsFloor.close();
-    qaFloor.close();
+    for (const ground of Object.values(grounds)) {
+      ground.floor.close();
+      ground.cjkFloor.close();
+    }
   }
 
   const verbose = values.verbose || values.failures || shown.length > 0;
@@ -212,13 +265,17 @@ async function main(): Promise<void> {
   }
   for (const set of sets) {
     const own = outcomes.filter((o) => o.set === set);
-    if (own.length === 0) continue;
-    console.log(`\nSet ${set}:\n${kindTable(own)}\n`);
+    if (own.length > 0) console.log(`\nSet ${set}:\n${kindTable(own)}`);
   }
-  console.log(`${problemTable(outcomes)}\n`);
+  console.log(`\n${problemTable(outcomes)}\n`);
   if (shown.length === 0) console.log(`${targetsTable(outcomes)}\n`);
   console.log(
-    'answered = every key fact in the answer and no "could not find"; floor = the top 150-word passage of a plain FTS5 BM25 search, judged the same way.',
+    [
+      'answered = every key fact in the answer and no "could not find" (for a question no source answers: declined);',
+      'fact + right file = answered and the first citation is the right file; floor = the top 150-word passage of a',
+      'plain FTS5 BM25 search (trigram index for CJK questions) judged the same way; floor top 3 = one of its top 3',
+      'passages holds every key fact; median words = answers other than "could not find", words outside code blocks.',
+    ].join('\n'),
   );
   if (values.baseline) {
     const before = JSON.parse(readFileSync(values.baseline, 'utf8')) as Outcome[];

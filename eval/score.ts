@@ -231,3 +231,19 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
   }
   return problems;
 }
+
+const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/**
+ * The words of an answer a reader reads as prose: fenced code blocks and citation markers left
+ * out, words counted by Intl.Segmenter (so a Chinese or Japanese answer has words too).
+ */
+export function proseWords(answer: string): number {
+  const prose = withoutMarkers(answer).replace(
+    /^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm,
+    ' ',
+  );
+  let count = 0;
+  for (const s of wordSegmenter.segment(prose)) if (s.isWordLike) count++;
+  return count;
+}
