@@ -16,7 +16,7 @@ export const CONFIDENT = 0.6;
 /** The best-ranked passages among which a trusted one is looked for: retrieval's top 3. */
 const CONSIDERED = 3;
 /** A second passage must score at least this share of the first's to be worth reading too. */
-const SECOND_RATIO = 0.9;
+const SECOND_RATIO = 0.8;
 
 export interface ComposeOptions {
   citations: boolean;
@@ -54,7 +54,7 @@ export function composeAnswer(
     if (passage.type === 'qa') return `${window}${marker}`;
     const name = passage.title.trim() || passage.fileName.trim() || 'one of my sources';
     // Prose reads on from the introduction; a list, table or code starts on its own line.
-    const joint = /^[-*+|`~]|^\d+[.)]\s/.test(window) ? '\n\n' : ' ';
+    const joint = /^(?:```|~~~|[-*+] |\d+[.)] |\|)/.test(window) ? '\n\n' : ' ';
     return `According to ${name}${marker}:${joint}${window}`;
   });
   return { text: texts.join('\n\n'), citeData };

@@ -14,7 +14,7 @@ import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
 import { bestWindow, unitsOf, weighedIn, type Weights, windowText } from './passage.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
-import { isStopword, stemOf, stemsOf, termsOf as termsOfText, wordsOf } from './words.js';
+import { isStopword, questionWordsOf, stemOf, stemsOf, termsOf as termsOfText } from './words.js';
 
 /** Chunks bm25 hands to the rerank: enough to hold the answer (FTS5's top 3 holds it far more
  * often than its top 1), few enough to read each one in well under a millisecond. */
@@ -35,7 +35,7 @@ export const PREVIOUS_WEIGHT = 0.3;
 const BM25_SHARE = 0.5;
 /** How much a heading path naming the question lifts a chunk (at most 1.5×): a section
  * titled with the question's words, and little else, is about it. */
-const HEADING_WEIGHT = 1.0;
+const HEADING_WEIGHT = 0.5;
 
 interface Row {
   id: number;
@@ -139,7 +139,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
 
   function termsOf(query: string, weight: number, total: number, skip: Set<string>): Term[] {
     const terms: Term[] = [];
-    for (const word of wordsOf(query)) {
+    for (const word of questionWordsOf(query)) {
       if (isStopword(word)) continue;
       const known = spelled(word);
       const stem = stemOf(known.word);

@@ -1,42 +1,77 @@
-// Words, the one way the local service reads them: Intl.Segmenter finds them (so Chinese and
-// Japanese text, written without spaces, is cut into words too), `stopword` names the ones
-// that carry no topic (stopwords-iso's lists), and `stemmer` (Porter, the algorithm of FTS5's porter tokenizer) folds
-// their forms, so a question's terms are the ones FTS5 indexed.
+// Words, the one way the local service reads them: Intl.Segmenter finds them, stopwords-iso's
+// lists name the ones that carry no topic, and `stemmer` (Porter, the algorithm of FTS5's
+// porter tokenizer) folds their forms, so a question's terms are the ones FTS5 indexed.
+// Chinese, Japanese and Korean, written without spaces, are read as overlapping pairs of
+// characters (bigrams), as CJK search engines do (Lucene's CJKAnalyzer): a question and a
+// document then meet on the same pairs however a dictionary would have cut either into words.
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
 
 const lists = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const STOPWORDS = new Set(['en', 'zh', 'ja', 'ko'].flatMap((language) => lists[language] ?? []));
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
-const LATIN_WORD = /^[a-z0-9_'’.-]+$/;
+const CJK_CHARS = '\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff';
+const CJK = new RegExp(`[${CJK_CHARS}]`);
+const CJK_RUNS = new RegExp(`[${CJK_CHARS}]+`, 'g');
+const LATIN_WORD = /^[a-z0-9]+$/;
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 export const hasCjk = (text: string): boolean => CJK.test(text);
 
+/** A run of CJK script as its overlapping character pairs; a single character stands alone. */
+function bigrams(run: string): string[] {
+  const chars = [...run];
+  if (chars.length === 1) return chars;
+  return chars.slice(1).map((char, i) => chars[i] + char);
+}
+
 /**
- * The words of a text, lowercased, in order. A word written in camelCase or snake_case also
- * gives its parts ("maxRedirects": maxredirects, max, redirects), as documentation of code
- * names an option by its parts in prose.
+ * The words of a text, lowercased. A word written in camelCase or snake_case also gives its
+ * parts ("maxRedirects": maxredirects, max, redirects), as documentation of code names an
+ * option by its parts in prose. CJK runs give their bigrams (see the top of this file).
  */
 export function wordsOf(text: string): string[] {
+  const normal = text.normalize('NFKC');
+  const words = (normal.match(CJK_RUNS) ?? []).flatMap(bigrams);
+  return [...words, ...latinWords(normal.replace(CJK_RUNS, ' '))];
+}
+
+/**
+ * The words of a question: as wordsOf, except that CJK is first cut into words (Intl.Segmenter)
+ * and each word of two characters or more gives its bigrams, so a question is never searched by
+ * a pair spanning two of its words, which no document need hold. One character alone is
+ * mostly a particle, and is left out.
+ */
+export function questionWordsOf(text: string): string[] {
   const words: string[] = [];
   for (const { segment, isWordLike } of segmenter.segment(text.normalize('NFKC'))) {
     if (!isWordLike) continue;
-    const word = segment.toLowerCase();
-    words.push(word);
-    const parts = segment
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .split(/[\s_]+/);
-    if (parts.length > 1) words.push(...parts.filter((part) => part !== ''));
+    if (!hasCjk(segment)) words.push(...latinWords(segment));
+    else if ([...segment].length > 1) words.push(...bigrams(segment));
   }
   return words;
 }
 
+/**
+ * Words of scripts written with spaces, cut as FTS5's unicode61 tokenizer cuts them (letters
+ * and digits; diacritics folded), so "yauzl.open" is yauzl and open in a question as in the
+ * index; a camelCase or snake_case name also gives its parts.
+ */
+function latinWords(text: string): string[] {
+  const words: string[] = [];
+  for (const token of text.split(/[^\p{L}\p{N}_]+/u)) {
+    if (token === '') continue;
+    const parts = token.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/);
+    for (const word of parts.length > 1 ? [token.replaceAll('_', ' '), ...parts] : [token])
+      if (word !== '') words.push(...fold(word).split(' '));
+  }
+  return words;
+}
+
+const fold = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
 /** A word's index form: Porter's stem for Latin words, the word itself for other scripts. */
-export const stemOf = (word: string): string =>
-  LATIN_WORD.test(word) ? stemmer(word.replace(/['’]s$/, '')) : word;
+export const stemOf = (word: string): string => (LATIN_WORD.test(word) ? stemmer(word) : word);
 
 export const isStopword = (word: string): boolean => STOPWORDS.has(word) || !/\p{L}|\d/u.test(word);
 
@@ -61,15 +96,11 @@ export const withoutLinkTargets = (text: string): string =>
   text.replace(/\]\((?:[^()\s]|\([^()\s]*\))*\)/g, ']');
 
 /**
- * The text FTS5 indexes for a passage: its words as read (link addresses left out), with runs
- * of CJK script cut into words by spaces, since FTS5's unicode61 tokenizer reads an unspaced
- * run as one token.
+ * The text FTS5 indexes for a passage: its words as read (link addresses left out), runs of
+ * CJK script as their bigrams (FTS5's unicode61 tokenizer would read a run as one token).
  */
 export function indexedText(written: string): string {
   const text = withoutLinkTargets(written);
   if (!hasCjk(text)) return text;
-  let out = '';
-  for (const { segment, isWordLike } of segmenter.segment(text))
-    out += isWordLike && hasCjk(segment) ? ` ${segment} ` : segment;
-  return out;
+  return text.replace(CJK_RUNS, (run) => ` ${bigrams(run).join(' ')} `);
 }
