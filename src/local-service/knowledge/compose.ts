@@ -16,7 +16,7 @@ export const CONFIDENT = 0.6;
 /** The best-ranked passages among which a trusted one is looked for: retrieval's top 3. */
 const CONSIDERED = 3;
 /** A second passage must score at least this share of the first's to be worth reading too. */
-const SECOND_RATIO = 0.8;
+const SECOND_RATIO = 0.9;
 
 export interface ComposeOptions {
   citations: boolean;

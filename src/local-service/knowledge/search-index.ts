@@ -22,6 +22,9 @@ const RERANK_DEPTH = 20;
 /** bm25() column weights: scope (never scored), title, heading path, text. A word in a
  * section's heading says what the section is about; in its text, it may be in passing. */
 const RANK = 'bm25(chunks_fts, 0.0, 2.0, 3.0, 1.0)';
+/** Chunks counted for a word's rarity, at most: a word in more is common, and searched only
+ * when the rare words find too few chunks. Counting and ranking 5,000 chunks takes a few ms. */
+const DF_COUNTED = 5000;
 /** A previous question's words, for a follow-up: each weighs this share of its rarity, and
  * all together at most this share of the question's own: enough to find the topic, never to
  * outweigh what the question itself asks. */
@@ -57,19 +60,27 @@ interface Term {
   stem: string;
   word: string;
   weight: number;
+  /** Chunks holding it, counted up to DF_COUNTED. */
+  df: number;
 }
 
 const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
 
-/** Whether a and b differ by one edit (insert, delete, replace, or swap of neighbours). */
-function oneEditApart(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  const tail = (x: number, y: number) => a.slice(i + x) === b.slice(i + y);
-  if (a.length === b.length)
-    return tail(1, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && tail(2, 2));
-  return a.length > b.length ? tail(1, 0) : tail(0, 1);
+/** The words one edit from a word (a letter left out, swapped, changed or put in). */
+function oneEditAway(word: string): string[] {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const edits = new Set<string>();
+  for (let i = 0; i <= word.length; i++) {
+    const [head, tail] = [word.slice(0, i), word.slice(i)];
+    if (tail !== '') edits.add(head + tail.slice(1));
+    if (tail.length > 1) edits.add(head + tail[1] + tail[0] + tail.slice(2));
+    for (const letter of letters) {
+      edits.add(head + letter + tail);
+      if (tail !== '') edits.add(head + letter + tail.slice(1));
+    }
+  }
+  edits.delete(word);
+  return [...edits];
 }
 
 /**
@@ -114,22 +125,29 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     ),
     row: db.prepare<[number], Omit<Row, 'bm25'>>(`SELECT ${rowColumns} WHERE c.id = ?`),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
-    df: db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?'),
-    near: db.prepare<[string, string], { term: string; doc: number }>(
-      'SELECT term, doc FROM chunks_vocab WHERE term >= ? AND term < ? LIMIT 5000',
+    indexed: db.prepare<[string], { one: number }>(
+      'SELECT 1 AS one FROM chunks_vocab WHERE term = ?',
+    ),
+    df: db.prepare<[string], { n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
+       LIMIT ${DF_COUNTED})`,
     ),
   };
 
+  /** How many chunks hold a word, counted up to DF_COUNTED. */
+  const dfOf = (word: string) =>
+    statements.df.get(`{title heading text} : ${quoted(word)}`)?.n ?? 0;
+
   /** A word the index never saw, read as the indexed word one edit away ("exaclty"). */
   function spelled(word: string): { word: string; df: number } {
+    const df = dfOf(word);
     const stem = stemOf(word);
-    const df = statements.df.get(stem)?.doc ?? 0;
     if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
-    const prefix = stem.slice(0, 2);
-    const next = prefix.slice(0, 1) + String.fromCharCode(prefix.charCodeAt(1) + 1);
     let best = { word, df: 0 };
-    for (const row of statements.near.all(prefix, next)) {
-      if (row.doc > best.df && oneEditApart(stem, row.term)) best = { word: row.term, df: row.doc };
+    for (const edit of oneEditAway(stem)) {
+      if (statements.indexed.get(edit) === undefined) continue;
+      const known = dfOf(edit);
+      if (known > best.df) best = { word: edit, df: known };
     }
     return best;
   }
@@ -139,40 +157,61 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
 
   function termsOf(query: string, weight: number, total: number, skip: Set<string>): Term[] {
     const terms: Term[] = [];
-    for (const word of questionWordsOf(query)) {
-      if (isStopword(word)) continue;
+    const words = questionWordsOf(query);
+    // A question made only of common words ("what does it say about opens at nine?") is
+    // searched by those of them the sources hold: the list is a default, not a reason to
+    // ignore a question.
+    const topical = words.some((word) => !isStopword(word));
+    for (const word of words) {
+      if (topical && isStopword(word)) continue;
+      if (!topical && dfOf(word) === 0) continue; // of common words, those the sources hold
       const known = spelled(word);
       const stem = stemOf(known.word);
       if (skip.has(stem)) continue;
       skip.add(stem);
-      terms.push({ stem, word: known.word, weight: weight * idf(known.df, total) });
+      terms.push({ stem, word: known.word, weight: weight * idf(known.df, total), df: known.df });
     }
     return terms;
   }
 
+  /**
+   * The chunks bm25 ranks best for the words, found by the cheapest search that finds enough:
+   * those holding every word (FTS5 intersects its lists); else those holding any of the rare
+   * words (bm25 is computed for every chunk a searched word is in: a common word would cost a
+   * pass over much of the table, for a word bm25 weighs at nearly nothing); else any.
+   */
   function candidates(
     chatbot: { id: number; chunks: number | null },
     terms: Term[],
     options: SearchOptions,
     total: number,
   ): Row[] {
-    const words = `{title heading text} : (${matchOf(terms)})`;
+    let scope = `scope : ${scopeOfChatbot(chatbot.id)}`;
     if (options.sourceUuids !== undefined) {
       const ids = statements.sourcesOf.all(chatbot.id, JSON.stringify(options.sourceUuids));
       if (ids.length === 0) return [];
-      const scope = `scope : (${ids.map((row) => scopeOfSource(row.id)).join(' OR ')})`;
-      return rowsOf(statements.hits.all(`${scope} AND ${words}`, RERANK_DEPTH));
+      scope = `scope : (${ids.map((row) => scopeOfSource(row.id)).join(' OR ')})`;
     }
-    const scoped = () =>
-      rowsOf(
-        statements.hits.all(`scope : ${scopeOfChatbot(chatbot.id)} AND ${words}`, RERANK_DEPTH),
-      );
-    if ((chatbot.chunks ?? 0) <= total / 2) return scoped();
-    const unscoped = statements.hits.all(words, 2 * RERANK_DEPTH);
-    const mine = rowsOf(unscoped).filter((row) => row.chatbot_id === chatbot.id);
-    return mine.length >= RERANK_DEPTH || unscoped.length < 2 * RERANK_DEPTH
-      ? mine.slice(0, RERANK_DEPTH)
-      : scoped();
+    // A chatbot holding most of the table: its scope token costs more than reading its rows.
+    const dominant = options.sourceUuids === undefined && (chatbot.chunks ?? 0) > total / 2;
+    const search = (words: string): Row[] => {
+      const match = `{title heading text} : (${words})`;
+      if (!dominant) return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      const unscoped = statements.hits.all(match, 2 * RERANK_DEPTH);
+      const mine = rowsOf(unscoped).filter((row) => row.chatbot_id === chatbot.id);
+      if (mine.length >= RERANK_DEPTH || unscoped.length < 2 * RERANK_DEPTH)
+        return mine.slice(0, RERANK_DEPTH);
+      return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+    };
+    if (terms.length > 1) {
+      const every = search(terms.map((t) => quoted(t.word)).join(' AND '));
+      if (every.length >= RERANK_DEPTH) return every;
+    }
+    // The rare words carry most of the question's weight: a chunk holding none of them could
+    // not be trusted anyway (compose.ts), so common words alone are searched only when no word
+    // of the question is rare.
+    const rare = terms.filter((t) => t.df < DF_COUNTED);
+    return search(matchOf(rare.length > 0 ? rare : terms));
   }
 
   function ownBm25(rows: Row[], own: Term[]): Row[] {
@@ -214,7 +253,8 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const cited = new Set(options.previous?.sources ?? []);
     const passages = rows.map((row) => {
       const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
-      const window = bestWindow(unitsOf(row.text), weights, heading);
+      const units = unitsOf(row.text);
+      const window = bestWindow(units, weights, heading);
       // bm25's rank, times what it cannot see: the share of the question the best window holds
       // together, and a heading that names the question.
       const score =
@@ -230,7 +270,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
         chunkIndex: row.position,
         text: row.text,
         score,
-        coverage: weighedIn(weights, heading, stemsOf(row.text)),
+        coverage: weighedIn(weights, heading, ...units.map((unit) => unit.stems)),
         window: windowText(window.units),
       };
       if (row.link !== null) passage.link = row.link;

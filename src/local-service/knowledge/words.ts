@@ -61,6 +61,10 @@ function latinWords(text: string): string[] {
   const words: string[] = [];
   for (const token of text.split(/[^\p{L}\p{N}_]+/u)) {
     if (token === '') continue;
+    if (/^[a-z0-9]+$/.test(token)) {
+      words.push(token); // the common case, already as indexed
+      continue;
+    }
     const parts = token.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/);
     for (const word of parts.length > 1 ? [token.replaceAll('_', ' '), ...parts] : [token])
       if (word !== '') words.push(...fold(word).split(' '));
@@ -68,10 +72,26 @@ function latinWords(text: string): string[] {
   return words;
 }
 
-const fold = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+const fold = (word: string) =>
+  /^[\x00-\x7f]*$/.test(word)
+    ? word.toLowerCase()
+    : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** Stems already computed: a search reads thousands of words, most of them seen before. */
+const stems = new Map<string, string>();
+const STEMS_KEPT = 100_000;
 
 /** A word's index form: Porter's stem for Latin words, the word itself for other scripts. */
-export const stemOf = (word: string): string => (LATIN_WORD.test(word) ? stemmer(word) : word);
+export function stemOf(word: string): string {
+  if (!LATIN_WORD.test(word)) return word;
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEMS_KEPT) stems.clear();
+    stem = stemmer(word);
+    stems.set(word, stem);
+  }
+  return stem;
+}
 
 export const isStopword = (word: string): boolean => STOPWORDS.has(word) || !/\p{L}|\d/u.test(word);
 

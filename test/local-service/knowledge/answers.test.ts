@@ -70,7 +70,7 @@ async function ask(query: string, options: SearchOptions = {}, sources = [GUIDE,
 
 /** Every sentence of the answer (after its introduction) is in the source as written. */
 function expectQuoted(answer: string, source: string) {
-  const body = answer.replace(/^According to [^:]+:\s*/, '').replace(/ \[\d+\.\d+\]/g, '');
+  const body = answer.replace(/^According to [^:]+:\s*/gm, '').replace(/ \[\d+\.\d+\]/g, '');
   const flat = (text: string) => text.replace(/\s+/g, ' ');
   for (const line of body.split('\n').filter((l) => /\w/.test(l) && !l.startsWith('```'))) {
     const words = flat(line.replace(/^- /, '').replace(/`/g, ''));
@@ -81,7 +81,7 @@ function expectQuoted(answer: string, source: string) {
 describe('extractive answers', () => {
   it('answers "what is X" with the opening of the document about X, named and cited', async () => {
     const { answer } = await ask('What is Relay?');
-    expect(answer.text).toBe(
+    expect(answer.text.split('\n\n')[0]).toBe(
       'According to Guide [1.1]: Relay is a message broker for small teams. It stores messages on disk and delivers them in order.',
     );
     expect(answer.citeData['1.1']).toMatchObject({ data_source_uuid: 'guide', title: 'Guide' });
