@@ -73,7 +73,7 @@ function latinWords(text: string): string[] {
 }
 
 const fold = (word: string) =>
-  /^[\x00-\x7f]*$/.test(word)
+  !/[^\p{ASCII}]/u.test(word)
     ? word.toLowerCase()
     : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
