@@ -1,61 +1,20 @@
-// chatbridge's own settings, read from environment variables and validated once at start.
-// Platform settings (SLACK_*, DISCORD_*) are read by their adapters.
-import { DEFAULT_MAX_UPLOAD_BYTES } from './admin/local-file.js';
+// chatbridge's own settings, read from environment variables and validated once at start. The
+// variables, their types, defaults and rules are rows of the one table in settings.ts; platform
+// settings (SLACK_*, DISCORD_*) are read by their adapters.
 import { z } from 'zod';
+import { CodedError, ErrorCode } from './errors.js';
+import { currentNames, settingSchema, settingsOf, type DeprecationWarn } from './settings.js';
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const httpUrl = (name: string) =>
-  optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/i.test(v), {
-    message: `${name} must be an http(s) address, like https://app.gpt-trainer.com`,
-  });
-
-const wholeNumber = (name: string, min: number, max: number) =>
-  optionalText
-    .refine((v) => v === undefined || (/^\d+$/.test(v) && +v >= min && +v <= max), {
-      message: `${name} must be a whole number from ${min} to ${max}`,
-    })
-    .transform((v) => (v === undefined ? undefined : Number(v)));
-
-/** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
-const LLM_TIMEOUT_MAX_MS = 3_600_000;
+const START_SETTINGS = settingsOf('start');
 
 const schema = z
-  .object({
-    CHATBRIDGE_SERVICE_URL: httpUrl('CHATBRIDGE_SERVICE_URL'),
-    CHATBRIDGE_API_KEY: optionalText,
-    CHATBRIDGE_STORE: optionalText.refine(
-      (v) => v === undefined || /^(memory|sqlite|redis|rediss):\/\//i.test(v),
-      { message: 'CHATBRIDGE_STORE must start with sqlite://, redis:// or memory://' },
-    ),
-    CHATBRIDGE_DATA_DIR: optionalText,
-    CHATBRIDGE_CHATBOT: optionalText,
-    CHATBRIDGE_ADMINS: optionalText,
-    CHATBRIDGE_STREAM_DELAY_MS: wholeNumber('CHATBRIDGE_STREAM_DELAY_MS', 0, 10_000),
-    CHATBRIDGE_MAX_UPLOAD_BYTES: wholeNumber('CHATBRIDGE_MAX_UPLOAD_BYTES', 1, 100_000_000),
-    CHATBRIDGE_DRAIN_MS: wholeNumber('CHATBRIDGE_DRAIN_MS', 0, 600_000),
-    PORT: wholeNumber('PORT', 0, 65535),
-    LLM_URL: httpUrl('LLM_URL'),
-    LLM_MODEL: optionalText,
-    LLM_API_KEY: optionalText,
-    LLM_FIRST_BYTE_TIMEOUT_MS: wholeNumber('LLM_FIRST_BYTE_TIMEOUT_MS', 1, LLM_TIMEOUT_MAX_MS),
-    LLM_IDLE_TIMEOUT_MS: wholeNumber('LLM_IDLE_TIMEOUT_MS', 1, LLM_TIMEOUT_MAX_MS),
-    LOG_LEVEL: optionalText.refine(
-      (v) =>
-        v === undefined ||
-        ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v),
-      { message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' },
-    ),
-  })
+  .object(Object.fromEntries(START_SETTINGS.map((s) => [s.name, settingSchema(s)])))
   .superRefine((env, ctx) => {
     if (env.CHATBRIDGE_SERVICE_URL && !env.CHATBRIDGE_API_KEY) {
       ctx.addIssue({
         code: 'custom',
         path: ['CHATBRIDGE_API_KEY'],
-        message: 'CHATBRIDGE_API_KEY is required when CHATBRIDGE_SERVICE_URL is set',
+        message: 'is required when CHATBRIDGE_SERVICE_URL is set',
       });
     }
     if (env.CHATBRIDGE_API_KEY && !env.CHATBRIDGE_SERVICE_URL) {
@@ -63,7 +22,7 @@ const schema = z
         code: 'custom',
         path: ['CHATBRIDGE_SERVICE_URL'],
         message:
-          'CHATBRIDGE_SERVICE_URL is required when CHATBRIDGE_API_KEY is set (or unset both to run the embedded local service)',
+          'is required when CHATBRIDGE_API_KEY is set (or unset both to run the embedded local service)',
       });
     }
   });
@@ -92,21 +51,47 @@ export interface BridgeConfig {
   drainMs: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   constructor(readonly problems: string[]) {
-    super(`configuration is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      ErrorCode.ConfigInvalid,
+      `configuration is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
   }
 }
 
 /** Reads and validates the environment; every mistake is named in one ConfigError. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
-  const parsed = schema.safeParse(env);
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  warn?: DeprecationWarn,
+): BridgeConfig {
+  const parsed = schema.safeParse(currentNames(START_SETTINGS, env, warn));
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => issue.message));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`),
+    );
   }
-  const e = parsed.data;
-  const dataDir = e.CHATBRIDGE_DATA_DIR ?? 'data';
+  // Typed by the table's rows: each value is of its setting's type, defaults applied.
+  const e = parsed.data as {
+    CHATBRIDGE_SERVICE_URL?: string;
+    CHATBRIDGE_API_KEY?: string;
+    CHATBRIDGE_STORE?: string;
+    CHATBRIDGE_DATA_DIR: string;
+    CHATBRIDGE_CHATBOT?: string;
+    CHATBRIDGE_ADMINS?: string[];
+    CHATBRIDGE_STREAM_DELAY_MS: number;
+    CHATBRIDGE_MAX_UPLOAD_BYTES: number;
+    CHATBRIDGE_DRAIN_MS: number;
+    PORT: number;
+    LOG_LEVEL: string;
+    LLM_URL?: string;
+    LLM_MODEL?: string;
+    LLM_API_KEY?: string;
+    LLM_FIRST_BYTE_TIMEOUT_MS?: number;
+    LLM_IDLE_TIMEOUT_MS?: number;
+  };
+  const dataDir = e.CHATBRIDGE_DATA_DIR;
   return {
     service:
       e.CHATBRIDGE_SERVICE_URL && e.CHATBRIDGE_API_KEY
@@ -115,12 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
     dataDir,
     storeUrl: e.CHATBRIDGE_STORE ?? `sqlite://${dataDir}/chatbridge.sqlite`,
     defaultChatbot: e.CHATBRIDGE_CHATBOT,
-    admins: (e.CHATBRIDGE_ADMINS ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter(Boolean),
-    streamDelayMs: e.CHATBRIDGE_STREAM_DELAY_MS ?? 15,
-    maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES ?? DEFAULT_MAX_UPLOAD_BYTES,
+    admins: e.CHATBRIDGE_ADMINS ?? [],
+    streamDelayMs: e.CHATBRIDGE_STREAM_DELAY_MS,
+    maxUploadBytes: e.CHATBRIDGE_MAX_UPLOAD_BYTES,
     llm: e.LLM_URL
       ? {
           url: e.LLM_URL,
@@ -130,8 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
           idleTimeoutMs: e.LLM_IDLE_TIMEOUT_MS,
         }
       : undefined,
-    logLevel: e.LOG_LEVEL ?? 'info',
-    port: e.PORT ?? 3000,
-    drainMs: e.CHATBRIDGE_DRAIN_MS ?? 10_000,
+    logLevel: e.LOG_LEVEL,
+    port: e.PORT,
+    drainMs: e.CHATBRIDGE_DRAIN_MS,
   };
 }

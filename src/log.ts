@@ -26,16 +26,6 @@ const SECRET_ENV = [
   'CHATBRIDGE_SERVICE_API_KEYS',
 ];
 
-/** pino-style paths of the classic secret keys, kept for callers that build their own pino. */
-export const REDACT_PATHS = [
-  'authorization',
-  'apiKey',
-  'token',
-  'password',
-  'secret',
-  'cookie',
-].flatMap((key) => [key, `*.${key}`, `headers.${key}`, `*.headers.${key}`]);
-
 /** A key whose value is a secret, whatever its case or separators. */
 export function isSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_\s]/g, '');

@@ -50,55 +50,92 @@ export function createConsoleAdapter(
   config: ConsoleAdapterConfig,
   deps: ConsoleAdapterDeps,
 ): ConsoleAdapter {
-  const { output: out, interactive } = config;
+  return new ConsoleChat(config, deps);
+}
+
+class ConsoleChat implements ConsoleAdapter {
+  readonly name = 'console';
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
   // One conversation per run: a fresh terminal is a fresh thread.
-  const thread: ThreadRef = {
+  private readonly thread: ThreadRef = {
     platform: 'console',
     workspace: 'local',
     channel: 'console',
     thread: randomUUID(),
   };
-  let resolveDone!: () => void;
-  const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  let readline: ReturnType<typeof createInterface> | undefined;
-  let counter = 0;
+  private readline: ReturnType<typeof createInterface> | undefined;
+  private counter = 0;
 
-  const adminContext = (): AdminContext => ({
-    platform: 'console',
-    workspace: thread.workspace,
-    channel: thread.channel,
-    thread: thread.thread,
-    userId: 'console',
-    isAdmin: true,
-    client: deps.client,
-    state: deps.state,
-    defaultChatbot: deps.defaultChatbot,
-    readFile: localFileReader(deps.maxUploadBytes),
-    writeFile: localFileWriter(),
-  });
+  constructor(
+    private readonly config: ConsoleAdapterConfig,
+    private readonly deps: ConsoleAdapterDeps,
+  ) {
+    this.done = new Promise<void>((resolve) => (this.resolveDone = resolve));
+  }
 
-  async function handleLine(raw: string): Promise<boolean> {
+  async start(): Promise<void> {
+    const { output: out, interactive } = this.config;
+    const readline = (this.readline = createInterface({
+      input: this.config.input,
+      output: interactive ? (out as NodeJS.WritableStream) : undefined,
+      prompt: 'you> ',
+      terminal: interactive,
+    }));
+    if (interactive && this.config.greeting) out.write(`${this.config.greeting}\n${HELP}\n\n`);
+    void this.loop(readline)
+      .catch((error: unknown) => out.write(`(input closed: ${(error as Error).message})\n`))
+      .finally(() => {
+        this.readline?.close();
+        this.resolveDone();
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.readline?.close();
+    await this.done;
+  }
+
+  private adminContext(): AdminContext {
+    const { thread, deps } = this;
+    return {
+      platform: 'console',
+      workspace: thread.workspace,
+      channel: thread.channel,
+      thread: thread.thread,
+      userId: 'console',
+      isAdmin: true,
+      client: deps.client,
+      state: deps.state,
+      defaultChatbot: deps.defaultChatbot,
+      readFile: localFileReader(deps.maxUploadBytes),
+      writeFile: localFileWriter(),
+    };
+  }
+
+  private async handleLine(raw: string): Promise<boolean> {
+    const { output: out, interactive } = this.config;
     const line = raw.trim();
     if (line === '') return true;
     if (!interactive) out.write(`you> ${line}\n`);
     if (line === '/quit' || line === '/exit') return false;
     if (line === '/reset') {
-      await deps.conversation.reset(thread);
+      await this.deps.conversation.reset(this.thread);
       out.write('(new conversation)\n');
       return true;
     }
     if (line.startsWith('/')) {
       const command = line === '/help' ? 'help' : line.slice(1);
-      const blocks = await runAdminLine(command, adminContext());
+      const blocks = await runAdminLine(command, this.adminContext());
       out.write(`${renderText(blocks)}\n${line === '/help' ? `\n${HELP}\n` : ''}`);
       return true;
     }
-    await deps.conversation.handle(
+    await this.deps.conversation.handle(
       {
-        ...thread,
-        messageId: `console-${++counter}`,
+        ...this.thread,
+        messageId: `console-${++this.counter}`,
         userId: 'console',
-        userName: config.userName ?? 'you',
+        userName: this.config.userName ?? 'you',
         channelName: 'console',
         text: line,
       },
@@ -107,11 +144,12 @@ export function createConsoleAdapter(
     return true;
   }
 
-  async function loop(rl: ReturnType<typeof createInterface>): Promise<void> {
+  private async loop(rl: ReturnType<typeof createInterface>): Promise<void> {
+    const { output: out, interactive } = this.config;
     if (interactive) rl.prompt();
     // Lines are handled one after another, so piped questions are answered in order.
     for await (const line of rl) {
-      const goOn = await handleLine(line).catch((error: unknown) => {
+      const goOn = await this.handleLine(line).catch((error: unknown) => {
         out.write(`(something went wrong: ${(error as Error).message})\n`);
         return true;
       });
@@ -119,28 +157,4 @@ export function createConsoleAdapter(
       if (interactive) rl.prompt();
     }
   }
-
-  return {
-    name: 'console',
-    done,
-    async start() {
-      readline = createInterface({
-        input: config.input,
-        output: interactive ? (out as NodeJS.WritableStream) : undefined,
-        prompt: 'you> ',
-        terminal: interactive,
-      });
-      if (interactive && config.greeting) out.write(`${config.greeting}\n${HELP}\n\n`);
-      void loop(readline)
-        .catch((error: unknown) => out.write(`(input closed: ${(error as Error).message})\n`))
-        .finally(() => {
-          readline?.close();
-          resolveDone();
-        });
-    },
-    async stop() {
-      readline?.close();
-      await done;
-    },
-  };
 }

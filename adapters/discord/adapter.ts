@@ -58,89 +58,122 @@ export function createDiscordAdapter(
   config: DiscordAdapterConfig,
   deps: DiscordAdapterDeps,
 ): DiscordAdapter {
-  const logger = deps.logger.child({ adapter: 'discord' });
-  const pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
-  const inFlight = new Set<Promise<void>>();
-  let withContent = config.messageContent !== 'off';
-  const clientOptions = (messageContent: boolean) => ({
-    messageContent,
-    ...(deps.rateBudget ? { rateBudget: deps.rateBudget } : {}),
-  });
-  let discord = createDiscordClient(config, clientOptions(withContent));
+  return new DiscordSurface(config, deps);
+}
+
+class DiscordSurface implements DiscordAdapter {
+  readonly name = 'discord';
+  private readonly logger: Logger;
+  private readonly pace: ChannelPace;
+  private readonly inFlight = new Set<Promise<void>>();
+  private withContent: boolean;
+  private client: Client;
   /** Clients replaced at run time: destroyed in stop(), after the answers they carry. */
-  const retired: Client[] = [];
-  let started = false;
-  let stopping = false;
+  private readonly retired: Client[] = [];
+  private started = false;
+  private stopping = false;
+  private readonly onMessage: (message: Message) => Promise<void>;
+  private readonly onInteraction: (interaction: Interaction) => Promise<void>;
 
-  const onMessage = createMessageHandler({
-    conversation: deps.conversation,
-    state: deps.state,
-    pace,
-    logger,
-    botId: () => discord.user?.id,
-    receivesContent: () => withContent,
-  });
-  const onInteraction = createInteractionHandler({
-    client: deps.client,
-    state: deps.state,
-    defaultChatbot: deps.defaultChatbot,
-    maxUploadBytes: config.maxUploadBytes,
-    admins: config.admins,
-    logger,
-    observer: deps.observer,
-  });
-
-  /** Runs an event's work without letting a failure escape into discord.js. */
-  function track(what: string, work: () => Promise<void>): void {
-    const job = work()
-      .catch((error: unknown) => logger.error({ err: error }, `discord: ${what} failed`))
-      .finally(() => inFlight.delete(job));
-    inFlight.add(job);
+  constructor(
+    private readonly config: DiscordAdapterConfig,
+    private readonly deps: DiscordAdapterDeps,
+  ) {
+    const logger = (this.logger = deps.logger.child({ adapter: 'discord' }));
+    this.pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
+    this.withContent = config.messageContent !== 'off';
+    this.client = createDiscordClient(config, this.clientOptions(this.withContent));
+    this.onMessage = createMessageHandler({
+      conversation: deps.conversation,
+      state: deps.state,
+      pace: this.pace,
+      logger,
+      botId: () => this.client.user?.id,
+      receivesContent: () => this.withContent,
+    });
+    this.onInteraction = createInteractionHandler({
+      client: deps.client,
+      state: deps.state,
+      defaultChatbot: deps.defaultChatbot,
+      maxUploadBytes: config.maxUploadBytes,
+      admins: config.admins,
+      logger,
+      observer: deps.observer,
+    });
+    this.wire(this.client);
   }
 
-  function wire(client: Client): void {
+  get discord(): Client {
+    return this.client;
+  }
+
+  get messageContent(): boolean {
+    return this.withContent;
+  }
+
+  private clientOptions(messageContent: boolean) {
+    return {
+      messageContent,
+      ...(this.deps.rateBudget ? { rateBudget: this.deps.rateBudget } : {}),
+    };
+  }
+
+  /** Runs an event's work without letting a failure escape into discord.js. */
+  private track(what: string, work: () => Promise<void>): void {
+    const job = work()
+      .catch((error: unknown) => this.logger.error({ err: error }, `discord: ${what} failed`))
+      .finally(() => this.inFlight.delete(job));
+    this.inFlight.add(job);
+  }
+
+  private wire(client: Client): void {
     // While stopping, new messages are left alone: a replica still running answers them (each
     // replica's gateway sees every message; the dedup claim decides who answers).
     client.on(Events.MessageCreate, (message: Message) => {
-      if (!stopping) track('message', () => onMessage(message));
+      if (!this.stopping) this.track('message', () => this.onMessage(message));
     });
     client.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
       // A new forum post: its starter message may arrive before or after this; dedup answers once.
       const parentType = thread.parent?.type;
       if (!newlyCreated || thread.ownerId === client.user?.id) return;
       if (parentType !== ChannelType.GuildForum && parentType !== ChannelType.GuildMedia) return;
-      if (stopping) return;
-      track('forum post', async () => {
+      if (this.stopping) return;
+      this.track('forum post', async () => {
         const starter = await thread.fetchStarterMessage().catch(() => null);
-        if (starter) await onMessage(starter);
+        if (starter) await this.onMessage(starter);
       });
     });
     client.on(Events.InteractionCreate, (interaction: Interaction) =>
-      track('interaction', () => onInteraction(interaction)),
+      this.track('interaction', () => this.onInteraction(interaction)),
     );
+    this.wireRest(client);
+    client.on(Events.Error, (error) => this.logger.error({ err: error }, 'discord: client error'));
+    client.on(Events.Warn, (message) => this.logger.warn(`discord: ${message}`));
+    // Discord refuses the intent on a later reconnect (switched off while running): go on without.
+    client.on(Events.ShardDisconnect, (event) => {
+      if (event.code !== DISALLOWED_INTENTS_CLOSE || client !== this.client || !this.started)
+        return;
+      this.retired.push(client);
+      this.track('reconnect', () => this.connectWithoutContent());
+    });
+  }
+
+  private wireRest(client: Client): void {
     client.rest.on(RESTEvents.Response, (request, response) => {
       const outcome = response.status === 429 ? 'rate_limited' : response.ok ? 'ok' : 'error';
       // discord.js's bucket route has its ids as :id already; any other number goes too.
       const route = request.route.replace(/\d{5,}/g, ':id');
-      deps.observer?.platformCall?.('discord', `${request.method} ${route}`, outcome);
+      this.deps.observer?.platformCall?.('discord', `${request.method} ${route}`, outcome);
     });
     // Discord told discord.js a channel's edit bucket is empty: slow that channel's edits.
     client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => {
       if (info.route === EDIT_ROUTE && !info.global)
-        pace.limited(info.majorParameter, info.retryAfter);
-    });
-    client.on(Events.Error, (error) => logger.error({ err: error }, 'discord: client error'));
-    client.on(Events.Warn, (message) => logger.warn(`discord: ${message}`));
-    // Discord refuses the intent on a later reconnect (switched off while running): go on without.
-    client.on(Events.ShardDisconnect, (event) => {
-      if (event.code !== DISALLOWED_INTENTS_CLOSE || client !== discord || !started) return;
-      retired.push(client);
-      track('reconnect', connectWithoutContent);
+        this.pace.limited(info.majorParameter, info.retryAfter);
     });
   }
 
-  function warnNoContent(): void {
-    logger.warn(
+  private warnNoContent(): void {
+    this.logger.warn(
       'discord: the Message Content intent is not enabled for this bot (gateway close 4014); ' +
         'connecting without it. Mentions, DMs and /chatbridge keep working; follow-ups in a ' +
         'thread without a mention cannot be read. Enable "Message Content Intent" in the ' +
@@ -149,64 +182,62 @@ export function createDiscordAdapter(
   }
 
   /** Replaces the client by one that does not ask for Message Content; fails in `on` mode. */
-  async function connectWithoutContent(): Promise<void> {
-    if (config.messageContent !== 'auto' || !withContent) throw new DisallowedIntentsError();
-    warnNoContent();
-    withContent = false;
-    discord = createDiscordClient(config, clientOptions(false));
-    wire(discord);
-    if ((await loginUntilReady(discord, config.token)) !== 'ready')
+  private async connectWithoutContent(): Promise<void> {
+    if (this.config.messageContent !== 'auto' || !this.withContent)
       throw new DisallowedIntentsError();
-    logger.info({ user: discord.user?.tag }, 'discord: connected without Message Content');
+    this.warnNoContent();
+    this.withContent = false;
+    this.client = createDiscordClient(this.config, this.clientOptions(false));
+    this.wire(this.client);
+    if ((await loginUntilReady(this.client, this.config.token)) !== 'ready')
+      throw new DisallowedIntentsError();
+    this.logger.info({ user: this.client.user?.tag }, 'discord: connected without Message Content');
   }
 
-  wire(discord);
+  async start(): Promise<void> {
+    const first = this.client;
+    if ((await loginUntilReady(first, this.config.token)) === 'disallowed-intents') {
+      await first.destroy();
+      await this.connectWithoutContent();
+    } else {
+      const discord = this.client;
+      this.logger.info(
+        {
+          user: discord.user?.tag,
+          messageContent: this.withContent,
+          shards: discord.options.shards,
+        },
+        'discord: connected',
+      );
+    }
+    this.started = true;
+  }
 
-  return {
-    name: 'discord',
-    get discord() {
-      return discord;
-    },
-    get messageContent() {
-      return withContent;
-    },
-    async start() {
-      const first = discord;
-      if ((await loginUntilReady(first, config.token)) === 'disallowed-intents') {
-        await first.destroy();
-        await connectWithoutContent();
-      } else {
-        logger.info(
-          { user: discord.user?.tag, messageContent: withContent, shards: discord.options.shards },
-          'discord: connected',
-        );
-      }
-      started = true;
-    },
-    notReady() {
-      if (stopping) return 'stopping';
-      if (!started) return 'not connected yet';
-      if (!discord.isReady()) return 'gateway not connected';
-      const down = heldShards(discord).filter((shard) => shard.notReady !== undefined);
-      return down.length > 0
-        ? `${down.map((shard) => shard.name).join(', ')} reconnecting`
-        : undefined;
-    },
-    connections() {
-      return stopping ? [] : heldShards(discord);
-    },
-    async stop() {
-      stopping = true;
-      // Let answers in progress reach their final state before the connection goes.
-      const drained = Promise.allSettled([...inFlight]);
-      let timer: NodeJS.Timeout | undefined;
-      const limit = new Promise((resolve) => {
-        timer = setTimeout(resolve, deps.drainMs ?? 10_000);
-      });
-      await Promise.race([drained, limit]);
-      clearTimeout(timer);
-      for (const client of retired.splice(0)) await client.destroy();
-      await discord.destroy();
-    },
-  };
+  notReady(): string | undefined {
+    if (this.stopping) return 'stopping';
+    if (!this.started) return 'not connected yet';
+    if (!this.client.isReady()) return 'gateway not connected';
+    const down = heldShards(this.client).filter((shard) => shard.notReady !== undefined);
+    return down.length > 0
+      ? `${down.map((shard) => shard.name).join(', ')} reconnecting`
+      : undefined;
+  }
+
+  connections() {
+    return this.stopping ? [] : heldShards(this.client);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    // Let answers in progress reach their final state before the connection goes.
+    const drained = Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.deps.drainMs ?? 10_000);
+    });
+    await Promise.race([drained, limit]);
+    clearTimeout(timer);
+    for (const client of this.retired.splice(0)) await client.destroy();
+    await this.client.destroy();
+  }
 }

@@ -1,5 +1,6 @@
 // Logging in and waiting for READY, telling "Discord refused an intent" (close code 4014) apart
 // from other failures, so the adapter can connect again without the Message Content intent.
+import { CodedError, ErrorCode } from '../../src/errors.js';
 import { Events, type Client } from 'discord.js';
 import { DISALLOWED_INTENTS_CLOSE } from './client.js';
 
@@ -31,9 +32,10 @@ export async function loginUntilReady(client: Client, token: string): Promise<Lo
   }
 }
 
-export class DisallowedIntentsError extends Error {
+export class DisallowedIntentsError extends CodedError {
   constructor() {
     super(
+      ErrorCode.DiscordIntentsDisallowed,
       'Discord refused the Message Content intent (gateway close 4014). Turn on "Message Content ' +
         'Intent" under Bot → Privileged Gateway Intents in the developer portal, or set ' +
         'DISCORD_MESSAGE_CONTENT=auto (connect without it) or off.',

@@ -92,140 +92,12 @@ function context(interaction: AnyCommandInteraction, deps: InteractionDeps): Adm
 }
 
 export function createInteractionHandler(deps: InteractionDeps) {
-  const { logger } = deps;
   const feedback = createFeedbackHandler({
     state: deps.state,
     observer: deps.observer,
-    logger,
+    logger: deps.logger,
     dmWorkspace: DM_WORKSPACE,
   });
-
-  async function answer(interaction: ChatInputCommandInteraction, output: AdminOutput[]) {
-    const [first, ...more] = renderAdminOutput(output);
-    // Files a command made (an export) are attached to the first message.
-    const files = output.flatMap((block) =>
-      block.kind === 'file'
-        ? [new AttachmentBuilder(Buffer.from(block.bytes), { name: block.name })]
-        : [],
-    );
-    const deferred = interaction.deferred || interaction.replied;
-    if (deferred)
-      await interaction.editReply({ content: first, files, allowedMentions: NO_MENTIONS });
-    else
-      await interaction.reply({
-        content: first,
-        files,
-        flags: EPHEMERAL,
-        allowedMentions: NO_MENTIONS,
-      });
-    for (const content of more) {
-      await interaction.followUp({ content, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
-    }
-  }
-
-  /** The command's values; an attachment is downloaded at once and announced in the channel. */
-  async function args(
-    interaction: ChatInputCommandInteraction,
-    command: AdminCommand,
-    ctx: AdminContext,
-  ): Promise<{ values: Record<string, unknown>; notice?: UploadNotice }> {
-    const values: Record<string, unknown> = {};
-    let notice: UploadNotice | undefined;
-    for (const option of leafOptions(interaction.options.data)) {
-      const spec = specFor(command, option.name);
-      if (!spec) continue;
-      if (spec.kind === 'file' && option.attachment) {
-        const { name, url, size, contentType } = option.attachment;
-        const file = await downloadAttachment(
-          { name, url, size, contentType },
-          { maxBytes: deps.maxUploadBytes, fetch: deps.fetch },
-        );
-        notice = await postUploadNotice(interaction, ctx, name, logger);
-        file.link = notice.link;
-        values[spec.name] = file;
-        ctx.file = file;
-        continue;
-      }
-      // An unticked switch is the same as leaving it out.
-      if (spec.kind === 'switch' && option.value === false) continue;
-      values[spec.name] = option.value;
-    }
-    return { values, notice };
-  }
-
-  async function run(interaction: ChatInputCommandInteraction): Promise<void> {
-    const { noun, verb } = route(interaction);
-    const command = findCommand(noun, verb);
-    const ctx = context(interaction, deps);
-    const inDm = interaction.guildId === null;
-    if (command?.permission === 'admin' && !ctx.isAdmin) {
-      await answer(interaction, [
-        {
-          kind: 'notice',
-          tone: 'error',
-          text: inDm
-            ? `\`/${COMMAND_NAME} ${noun} ${verb}\` in a DM is for the user ids listed in CHATBRIDGE_ADMINS.`
-            : `\`/${COMMAND_NAME} ${noun} ${verb}\` needs the Manage Server permission.`,
-        },
-      ]);
-      return;
-    }
-    if (command && command.noun !== 'help') await interaction.deferReply({ flags: EPHEMERAL });
-    let output: AdminOutput[];
-    let notice: UploadNotice | undefined;
-    try {
-      let values: Record<string, unknown> = {};
-      if (command) ({ values, notice } = await args(interaction, command, ctx));
-      output = await runAdminCommand(noun, verb, values, ctx);
-    } catch (error) {
-      logger.info({ err: error, noun, verb }, 'discord: admin command failed');
-      output = [{ kind: 'notice', tone: 'error', text: (error as Error).message }];
-    }
-    await notice?.settle(!hasError(output));
-    if (inDm && noun === 'chatbot' && verb === 'default' && !hasError(output)) {
-      output.push({
-        kind: 'notice',
-        tone: 'info',
-        text: 'In DMs that means every direct message with the bot (no server default applies there).',
-      });
-    }
-    await answer(interaction, output);
-  }
-
-  async function complete(interaction: AutocompleteInteraction): Promise<void> {
-    const { noun, verb } = route(interaction);
-    const command = findCommand(noun, verb);
-    const focused = interaction.options.getFocused(true);
-    const spec = command && specFor(command, focused.name);
-    const ctx = context(interaction, deps);
-    // Names are not shown to someone who may not run the command.
-    if (!command || !spec || (command.permission === 'admin' && !ctx.isAdmin)) {
-      await interaction.respond([]);
-      return;
-    }
-    const typed = String(focused.value);
-    // A list completes its last item; the items before it are kept in the value.
-    const cut = spec.multiple ? typed.lastIndexOf(',') + 1 : 0;
-    const before = typed.slice(0, cut);
-    const current = typed.slice(cut).trim();
-    let choices: { name: string; value: string }[];
-    if (isReferenceKind(spec.kind)) {
-      const chatbot = interaction.options.getString('chatbot') ?? undefined;
-      const found = await suggest(spec.kind, current, ctx, { chatbot });
-      choices = found.map((s) => ({ name: s.name, value: `${before}${s.value}` }));
-    } else {
-      choices = (spec.choices ?? [])
-        .filter((c) => c.toLowerCase().includes(current.toLowerCase()))
-        .map((c) => ({ name: c, value: `${before}${c}` }));
-    }
-    await interaction.respond(choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES));
-  }
-
-  const ours = (interaction: Interaction): boolean =>
-    ((interaction.isAutocomplete() || interaction.isChatInputCommand()) &&
-      interaction.commandName === COMMAND_NAME) ||
-    ((interaction.isButton() || interaction.isModalSubmit()) &&
-      isFeedbackCustomId(interaction.customId));
 
   return async function onInteraction(interaction: Interaction): Promise<void> {
     if (!ours(interaction)) return;
@@ -233,9 +105,146 @@ export function createInteractionHandler(deps: InteractionDeps) {
     // first claim answers, so a command runs and a vote counts once.
     const claim = `${PLATFORM}:interaction:${interaction.id}`;
     if (!(await deps.state.dedup.claim(claim, DEDUP_TTL_MS))) return;
-    if (interaction.isAutocomplete()) await complete(interaction);
-    else if (interaction.isChatInputCommand()) await run(interaction);
+    if (interaction.isAutocomplete()) await complete(deps, interaction);
+    else if (interaction.isChatInputCommand()) await run(deps, interaction);
     else if (interaction.isButton()) await feedback.button(interaction);
     else if (interaction.isModalSubmit()) await feedback.modal(interaction);
   };
+}
+
+async function answer(
+  interaction: ChatInputCommandInteraction,
+  output: AdminOutput[],
+): Promise<void> {
+  const [first, ...more] = renderAdminOutput(output);
+  // Files a command made (an export) are attached to the first message.
+  const files = output.flatMap((block) =>
+    block.kind === 'file'
+      ? [new AttachmentBuilder(Buffer.from(block.bytes), { name: block.name })]
+      : [],
+  );
+  const deferred = interaction.deferred || interaction.replied;
+  if (deferred)
+    await interaction.editReply({ content: first, files, allowedMentions: NO_MENTIONS });
+  else
+    await interaction.reply({
+      content: first,
+      files,
+      flags: EPHEMERAL,
+      allowedMentions: NO_MENTIONS,
+    });
+  for (const content of more) {
+    await interaction.followUp({ content, flags: EPHEMERAL, allowedMentions: NO_MENTIONS });
+  }
+}
+
+/** The command's values; an attachment is downloaded at once and announced in the channel. */
+async function args(
+  deps: InteractionDeps,
+  interaction: ChatInputCommandInteraction,
+  command: AdminCommand,
+  ctx: AdminContext,
+): Promise<{ values: Record<string, unknown>; notice?: UploadNotice }> {
+  const values: Record<string, unknown> = {};
+  let notice: UploadNotice | undefined;
+  for (const option of leafOptions(interaction.options.data)) {
+    const spec = specFor(command, option.name);
+    if (!spec) continue;
+    if (spec.kind === 'file' && option.attachment) {
+      const { name, url, size, contentType } = option.attachment;
+      const file = await downloadAttachment(
+        { name, url, size, contentType },
+        { maxBytes: deps.maxUploadBytes, fetch: deps.fetch },
+      );
+      notice = await postUploadNotice(interaction, ctx, name, deps.logger);
+      file.link = notice.link;
+      values[spec.name] = file;
+      ctx.file = file;
+      continue;
+    }
+    // An unticked switch is the same as leaving it out.
+    if (spec.kind === 'switch' && option.value === false) continue;
+    values[spec.name] = option.value;
+  }
+  return { values, notice };
+}
+
+async function run(deps: InteractionDeps, interaction: ChatInputCommandInteraction): Promise<void> {
+  const { noun, verb } = route(interaction);
+  const command = findCommand(noun, verb);
+  const ctx = context(interaction, deps);
+  const inDm = interaction.guildId === null;
+  if (command?.permission === 'admin' && !ctx.isAdmin) {
+    await answer(interaction, [
+      {
+        kind: 'notice',
+        tone: 'error',
+        text: inDm
+          ? `\`/${COMMAND_NAME} ${noun} ${verb}\` in a DM is for the user ids listed in CHATBRIDGE_ADMINS.`
+          : `\`/${COMMAND_NAME} ${noun} ${verb}\` needs the Manage Server permission.`,
+      },
+    ]);
+    return;
+  }
+  if (command && command.noun !== 'help') await interaction.deferReply({ flags: EPHEMERAL });
+  let output: AdminOutput[];
+  let notice: UploadNotice | undefined;
+  try {
+    let values: Record<string, unknown> = {};
+    if (command) ({ values, notice } = await args(deps, interaction, command, ctx));
+    output = await runAdminCommand(noun, verb, values, ctx);
+  } catch (error) {
+    deps.logger.info({ err: error, noun, verb }, 'discord: admin command failed');
+    output = [{ kind: 'notice', tone: 'error', text: (error as Error).message }];
+  }
+  await notice?.settle(!hasError(output));
+  if (inDm && noun === 'chatbot' && verb === 'default' && !hasError(output)) {
+    output.push({
+      kind: 'notice',
+      tone: 'info',
+      text: 'In DMs that means every direct message with the bot (no server default applies there).',
+    });
+  }
+  await answer(interaction, output);
+}
+
+async function complete(
+  deps: InteractionDeps,
+  interaction: AutocompleteInteraction,
+): Promise<void> {
+  const { noun, verb } = route(interaction);
+  const command = findCommand(noun, verb);
+  const focused = interaction.options.getFocused(true);
+  const spec = command && specFor(command, focused.name);
+  const ctx = context(interaction, deps);
+  // Names are not shown to someone who may not run the command.
+  if (!command || !spec || (command.permission === 'admin' && !ctx.isAdmin)) {
+    await interaction.respond([]);
+    return;
+  }
+  const typed = String(focused.value);
+  // A list completes its last item; the items before it are kept in the value.
+  const cut = spec.multiple ? typed.lastIndexOf(',') + 1 : 0;
+  const before = typed.slice(0, cut);
+  const current = typed.slice(cut).trim();
+  let choices: { name: string; value: string }[];
+  if (isReferenceKind(spec.kind)) {
+    const chatbot = interaction.options.getString('chatbot') ?? undefined;
+    const found = await suggest(spec.kind, current, ctx, { chatbot });
+    choices = found.map((s) => ({ name: s.name, value: `${before}${s.value}` }));
+  } else {
+    choices = (spec.choices ?? [])
+      .filter((c) => c.toLowerCase().includes(current.toLowerCase()))
+      .map((c) => ({ name: c, value: `${before}${c}` }));
+  }
+  await interaction.respond(choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES));
+}
+
+function ours(interaction: Interaction): boolean {
+  return (
+    ((interaction.isAutocomplete() || interaction.isChatInputCommand()) &&
+      interaction.commandName === COMMAND_NAME) ||
+    ((interaction.isButton() || interaction.isModalSubmit()) &&
+      isFeedbackCustomId(interaction.customId))
+  );
 }

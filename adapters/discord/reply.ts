@@ -75,12 +75,9 @@ function visible(text: string): string {
   return first.trim() === '' ? EMPTY_PLACEHOLDER : first;
 }
 
-export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTarget {
-  const { channel, pace, logger } = options;
-  const sleep = options.sleep ?? defaultSleep;
-  const attempts = options.finishAttempts ?? 30;
-
-  const limits: SurfaceLimits = {
+function replyLimits(options: DiscordReplyOptions): SurfaceLimits {
+  const { channel, pace } = options;
+  return {
     maxChars: DISCORD_MAX_CHARS,
     // 👍/👎 buttons under every complete answer (feedback.ts).
     feedback: true,
@@ -90,44 +87,60 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
     },
     workingRefreshMs: options.workingRefreshMs ?? 8000,
   };
+}
 
-  async function post(content: string, components?: Components): Promise<Message> {
-    const extra = components ? { components } : {};
-    const posted = await (options.replyTo
-      ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY, ...extra })
-      : channel.send({ content, allowedMentions: NO_MENTIONS, ...extra }));
-    await options.onPosted?.(posted);
-    return posted;
-  }
+/** Posts one message of the answer (a reply, or in the channel) and tells onPosted. */
+async function postAnswerMessage(
+  options: DiscordReplyOptions,
+  content: string,
+  components?: Components,
+): Promise<Message> {
+  const extra = components ? { components } : {};
+  const posted = await (options.replyTo
+    ? options.replyTo.reply({ content, allowedMentions: NO_MENTIONS_REPLY, ...extra })
+    : options.channel.send({ content, allowedMentions: NO_MENTIONS, ...extra }));
+  await options.onPosted?.(posted);
+  return posted;
+}
 
-  /** Edits until Discord accepts it; a deleted message is posted anew. */
-  async function landEdit(
-    message: Message,
-    content: string,
-    components?: Components,
-  ): Promise<Message> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await message.edit({
-          content,
-          allowedMentions: NO_MENTIONS,
-          ...(components ? { components } : {}),
-        });
-      } catch (error) {
-        const delay = rateLimitDelay(error);
-        if (delay !== undefined && attempt < attempts) {
-          pace.limited(channel.id, delay);
-          await sleep(delay);
-          continue;
-        }
-        if (error instanceof DiscordAPIError && error.code === UNKNOWN_MESSAGE) {
-          logger.warn({ channel: channel.id }, 'discord: answer message was deleted; posting anew');
-          return post(content, components);
-        }
-        throw error;
+/** Edits until Discord accepts it; a deleted message is posted anew. */
+async function landEdit(
+  options: DiscordReplyOptions,
+  message: Message,
+  content: string,
+  components?: Components,
+): Promise<Message> {
+  const { channel, pace, logger } = options;
+  const sleep = options.sleep ?? defaultSleep;
+  const attempts = options.finishAttempts ?? 30;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await message.edit({
+        content,
+        allowedMentions: NO_MENTIONS,
+        ...(components ? { components } : {}),
+      });
+    } catch (error) {
+      const delay = rateLimitDelay(error);
+      if (delay !== undefined && attempt < attempts) {
+        pace.limited(channel.id, delay);
+        await sleep(delay);
+        continue;
       }
+      if (error instanceof DiscordAPIError && error.code === UNKNOWN_MESSAGE) {
+        logger.warn({ channel: channel.id }, 'discord: answer message was deleted; posting anew');
+        return postAnswerMessage(options, content, components);
+      }
+      throw error;
     }
   }
+}
+
+export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTarget {
+  const { channel, pace, logger } = options;
+  const limits = replyLimits(options);
+  const post = (content: string, components?: Components) =>
+    postAnswerMessage(options, content, components);
 
   return {
     limits,
@@ -177,7 +190,7 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
             const buttons = row ? [row] : undefined;
             const last = more.length === 0 ? buttons : undefined;
             if (first !== undefined && (first !== shown || last)) {
-              message = await landEdit(message, first, last);
+              message = await landEdit(options, message, first, last);
             }
             for (const [i, extra] of more.entries()) {
               message = await post(extra, i === more.length - 1 ? buttons : undefined);

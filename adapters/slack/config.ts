@@ -2,6 +2,7 @@
 // HTTP mode (events, commands and interactivity at /slack/events) with SLACK_SIGNING_SECRET.
 // One workspace with SLACK_BOT_TOKEN, or many installed through OAuth (SLACK_CLIENT_ID,
 // SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, and CHATBRIDGE_SECRET_KEY to encrypt their tokens).
+import { CodedError, ErrorCode } from '../../src/errors.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/admin/index.js';
 import { parseSecretKey, SecretKeyError } from '../../src/state/index.js';
 
@@ -39,9 +40,9 @@ export interface SlackAdapterConfig {
   maxUploadBytes: number;
 }
 
-export class SlackConfigError extends Error {
+export class SlackConfigError extends CodedError {
   constructor(message: string) {
-    super(message);
+    super(ErrorCode.ConfigInvalid, message);
     this.name = 'SlackConfigError';
   }
 }

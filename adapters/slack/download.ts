@@ -3,16 +3,17 @@
 // names elsewhere; redirects are followed only within those hosts. A login page served instead
 // of the file (the app lacks files:read) is recognised and explained.
 
+import { CodedError, ErrorCode } from '../../src/errors.js';
 import { readCapped } from '../shared/read-capped.js';
 
 export const SLACK_FILE_HOSTS = ['files.slack.com', 'files.slack-gov.com'];
 
-export class SlackFileError extends Error {
+export class SlackFileError extends CodedError {
   constructor(
     readonly reason: 'host' | 'login_page' | 'too_large' | 'http',
     message: string,
   ) {
-    super(message);
+    super(ErrorCode.SlackFileRefused, message);
     this.name = 'SlackFileError';
   }
 }

@@ -3,7 +3,7 @@
 // runs /chatbridge. One workspace with a bot token, or many installed through OAuth (oauth.ts),
 // each workspace's calls made with its own token (workspace-auth.ts).
 import type { AddressInfo } from 'node:net';
-import { App, SocketModeReceiver, webApi, type CustomRoute } from '@slack/bolt';
+import { webApi, type App, type CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../src/log.js';
@@ -11,12 +11,13 @@ import type { ServiceClient } from '../../src/service/api.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { createSlackAssistant } from './assistant.js';
-import { boltLogger } from './bolt-logger.js';
+import { createBoltApp, type BoltApp } from './bolt-app.js';
 import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
 import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
 import { WorkspaceFeatures } from './features.js';
-import { INSTALL_PATH, registerRevocations, setUpOAuth } from './oauth.js';
+import { InFlight } from './in-flight.js';
+import { INSTALL_PATH, registerRevocations } from './oauth.js';
 import { registerFeedback } from './feedback.js';
 import { Pacer } from './pacing.js';
 import { SlackUsers } from './users.js';
@@ -77,47 +78,79 @@ export function createSlackAdapter(
 ): SlackAdapter {
   const logger = deps.logger ?? silentLogger;
   const now = deps.now ?? Date.now;
-  // Our pacing decides when calls go out: no silent retries or queueing inside the client.
-  const clientOptions = {
-    slackApiUrl: config.apiUrl,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
+  const bolt = createBoltApp(config, {
+    state: deps.state,
+    logger,
+    now,
+    ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
+  });
+  const { app } = bolt;
+  const parts = createSlackParts(config, deps, bolt, logger, now);
+  const inFlight = new InFlight(logger);
+  const run: RunState = { stopping: false, started: false };
+  wireHandlers(bolt, parts, { deps, logger, inFlight, run });
+  const { idle } = inFlight;
+  let stopped: Promise<void> | undefined;
+  let port: number | undefined;
+  return {
+    name: 'slack',
+    app,
+    get port() {
+      return port;
+    },
+    get orderedThreads() {
+      return parts.router.orderedThreads;
+    },
+    async start() {
+      port = await startSlackApp(config, bolt, parts, logger);
+      run.started = true;
+    },
+    notReady() {
+      if (run.stopping) return 'stopping';
+      if (!run.started) return 'not started yet';
+      if (bolt.socketConnected && !bolt.socketConnected()) return 'Socket Mode connection down';
+      return undefined;
+    },
+    stop() {
+      stopped ??= (async () => {
+        run.stopping = true;
+        // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
+        // new events for another connection. Replies use the Web API, not the socket.
+        if (config.appToken) await app.stop();
+        await drain(idle(), deps.drainMs ?? 10_000, () =>
+          logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
+        );
+        if (!config.appToken) await app.stop();
+      })();
+      return stopped;
+    },
+    idle,
   };
-  const common = {
-    ...(config.botToken ? { token: config.botToken } : {}),
-    clientOptions,
-    logger: boltLogger(logger),
-  };
-  const { oauth } = config;
-  const installs = oauth
-    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
-    : undefined;
-  // Socket Mode: the receiver is ours, so readiness can follow its connection.
-  const socket = config.appToken
-    ? new SocketModeReceiver({
-        appToken: config.appToken,
-        logger: common.logger,
-        // apps.connections.open goes to the configured API host too.
-        installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
-      })
-    : undefined;
-  let socketConnected = false;
-  socket?.client.on('connected', () => (socketConnected = true));
-  socket?.client.on('disconnected', () => (socketConnected = false));
-  socket?.client.on('reconnecting', () => (socketConnected = false));
-  const app = socket
-    ? new App({ ...common, receiver: socket })
-    : new App({
-        ...common,
-        signingSecret: config.signingSecret,
-        endpoints: '/slack/events',
-        ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
-        ...installs?.appOptions,
-        // Handlers only ack and hand work to `track`, so this adds no delay; it means an
-        // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
-        processBeforeResponse: true,
-      });
+}
 
+interface RunState {
+  stopping: boolean;
+  started: boolean;
+}
+
+/** What the handlers share: the paced Web API, who is who, the event router and admin. */
+interface SlackParts {
+  auth: WorkspaceAuth;
+  api: ReturnType<typeof createSlackApi>;
+  router: EventRouter;
+  admin: SlackAdmin;
+  /** The bot's user id with a single bot token (set at start; OAuth keeps one per workspace). */
+  own: { botUserId: string | undefined };
+}
+
+function createSlackParts(
+  config: SlackAdapterConfig,
+  deps: SlackAdapterDeps,
+  bolt: BoltApp,
+  logger: Logger,
+  now: () => number,
+): SlackParts {
+  const { app, installs, clientOptions } = bolt;
   const pacer = new Pacer({
     now,
     ...(deps.methodLimits ? { limits: deps.methodLimits } : {}),
@@ -126,7 +159,7 @@ export function createSlackAdapter(
   });
   // What Bolt authorized for each workspace's latest request: its token and bot user.
   const auth = new WorkspaceAuth(
-    (token) => new webApi.WebClient(token, { ...clientOptions, logger: common.logger }),
+    (token) => new webApi.WebClient(token, { ...clientOptions, logger: bolt.boltLog }),
   );
   const api = createSlackApi(
     app.client,
@@ -136,7 +169,7 @@ export function createSlackAdapter(
   );
   const users = new SlackUsers(api, now);
   const channels = new SlackChannels(api, now);
-  let botUserId: string | undefined;
+  const own: SlackParts['own'] = { botUserId: undefined };
   const router = new EventRouter({
     api,
     features: new WorkspaceFeatures(),
@@ -146,7 +179,7 @@ export function createSlackAdapter(
     state: deps.state,
     users,
     channels,
-    botUserId: (workspace) => auth.botUserId(workspace) ?? botUserId,
+    botUserId: (workspace) => auth.botUserId(workspace) ?? own.botUserId,
   });
   const admin = new SlackAdmin({
     api,
@@ -161,18 +194,22 @@ export function createSlackAdapter(
     admins: config.admins,
     maxUploadBytes: config.maxUploadBytes,
   });
+  return { auth, api, router, admin, own };
+}
 
-  const inFlight = new Set<Promise<unknown>>();
-  const track = (job: Promise<unknown>) => {
-    const tracked = job.catch((caught) => logger.error({ err: caught }, 'slack: event failed'));
-    inFlight.add(tracked);
-    void tracked.finally(() => inFlight.delete(tracked));
-  };
-  let stopping = false;
+function wireHandlers(
+  bolt: BoltApp,
+  parts: SlackParts,
+  ctx: { deps: SlackAdapterDeps; logger: Logger; inFlight: InFlight; run: RunState },
+): void {
+  const { app, installs } = bolt;
+  const { auth, api, router, admin } = parts;
+  const { deps, logger, run } = ctx;
+  const { track } = ctx.inFlight;
   // While stopping, events are refused (HTTP 500: Slack delivers them again, to another replica
   // or after the restart) rather than acknowledged and dropped.
   app.use(async ({ body, next }) => {
-    if (stopping && (body as { type?: unknown }).type === 'event_callback') {
+    if (run.stopping && (body as { type?: unknown }).type === 'event_callback') {
       throw new ShuttingDownError();
     }
     await next();
@@ -197,67 +234,37 @@ export function createSlackAdapter(
     if (isShuttingDown(caught)) throw caught; // makes the receiver answer 500
     logger.error({ err: caught }, 'slack: bolt error');
   });
-  const idle = async () => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-  };
-  let stopped: Promise<void> | undefined;
-  let started = false;
+}
 
-  let port: number | undefined;
-  return {
-    name: 'slack',
-    app,
-    get port() {
-      return port;
-    },
-    get orderedThreads() {
-      return router.orderedThreads;
-    },
-    async start() {
-      if (installs) {
-        // A wrong key fails here, naming the variable, instead of at every event.
-        await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
-      } else {
-        botUserId = (await app.client.auth.test()).user_id;
-      }
-      if (config.appToken) {
-        await app.start();
-        started = true;
-        logger.info('slack: connected in Socket Mode');
-        return;
-      }
-      const server = await app.start({
-        port: config.port,
-        ...(config.host ? { host: config.host } : {}),
-      });
-      port = (server.address() as AddressInfo).port;
-      started = true;
-      logger.info(
-        { port, ...(installs ? { install: INSTALL_PATH } : {}) },
-        installs
-          ? 'slack: listening for events at /slack/events, installs at /slack/install'
-          : 'slack: listening for events at /slack/events',
-      );
-    },
-    notReady() {
-      if (stopping) return 'stopping';
-      if (!started) return 'not started yet';
-      if (socket && !socketConnected) return 'Socket Mode connection down';
-      return undefined;
-    },
-    stop() {
-      stopped ??= (async () => {
-        stopping = true;
-        // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
-        // new events for another connection. Replies use the Web API, not the socket.
-        if (config.appToken) await app.stop();
-        await drain(idle(), deps.drainMs ?? 10_000, () =>
-          logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
-        );
-        if (!config.appToken) await app.stop();
-      })();
-      return stopped;
-    },
-    idle,
-  };
+/** Starts the receiver; the HTTP port listened on, undefined in Socket Mode. */
+async function startSlackApp(
+  config: SlackAdapterConfig,
+  bolt: BoltApp,
+  parts: SlackParts,
+  logger: Logger,
+): Promise<number | undefined> {
+  const { app, installs } = bolt;
+  if (installs) {
+    // A wrong key fails here, naming the variable, instead of at every event.
+    await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
+  } else {
+    parts.own.botUserId = (await app.client.auth.test()).user_id;
+  }
+  if (config.appToken) {
+    await app.start();
+    logger.info('slack: connected in Socket Mode');
+    return undefined;
+  }
+  const server = await app.start({
+    port: config.port,
+    ...(config.host ? { host: config.host } : {}),
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info(
+    { port, ...(installs ? { install: INSTALL_PATH } : {}) },
+    installs
+      ? 'slack: listening for events at /slack/events, installs at /slack/install'
+      : 'slack: listening for events at /slack/events',
+  );
+  return port;
 }

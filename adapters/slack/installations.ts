@@ -2,6 +2,7 @@
 // bot token inside) is kept encrypted under a key chosen by Bolt's rule, so every replica
 // sharing the store can authorize every workspace. app_uninstalled and tokens_revoked delete
 // what they name.
+import { CodedError, ErrorCode } from '../../src/errors.js';
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { Logger } from '../../src/log.js';
 import type { EncryptedInstallations } from '../../src/state/index.js';
@@ -27,8 +28,10 @@ function describe(where: Where): string {
 }
 
 /** The workspace or org no installation is stored for (uninstalled, or never installed). */
-export class NotInstalledError extends Error {
-  override readonly name = 'NotInstalledError';
+export class NotInstalledError extends CodedError {
+  constructor(message: string) {
+    super(ErrorCode.SlackNotInstalled, message);
+  }
 }
 
 export interface TokensRevoked {

@@ -1,10 +1,11 @@
 // Graceful shutdown helpers: refusing new events while stopping, and waiting a bounded time for
 // the answers in progress to reach their final state.
+import { CodedError, ErrorCode, isCodedError } from '../../src/errors.js';
 
 /** Thrown for an event that arrives while the adapter stops, so Slack delivers it again. */
-export class ShuttingDownError extends Error {
+export class ShuttingDownError extends CodedError {
   constructor() {
-    super('chatbridge is shutting down; the event will be delivered again');
+    super(ErrorCode.ShuttingDown, 'chatbridge is shutting down; the event will be delivered again');
     this.name = 'ShuttingDownError';
   }
 }
@@ -12,7 +13,9 @@ export class ShuttingDownError extends Error {
 /** Bolt wraps listener errors (`original`); either form counts. */
 export function isShuttingDown(error: unknown): boolean {
   const original = (error as { original?: unknown } | undefined)?.original;
-  return error instanceof ShuttingDownError || original instanceof ShuttingDownError;
+  return (
+    isCodedError(error, ErrorCode.ShuttingDown) || isCodedError(original, ErrorCode.ShuttingDown)
+  );
 }
 
 /** Waits for `work`, or `limitMs`, whichever comes first; `onTimeout` when the limit won. */

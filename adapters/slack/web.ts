@@ -1,18 +1,19 @@
 // The Web API as the adapter uses it: every call paced per workspace and method, 429s turned into
 // SurfaceRateLimitError (and remembered), Slack's error codes surfaced as SlackCallError.
+import { CodedError, ErrorCode } from '../../src/errors.js';
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { sleep, type Pacer } from './pacing.js';
 
-/** Slack answered ok:false (or the call failed on the way); `code` is Slack's error string. */
-export class SlackCallError extends Error {
+/** Slack answered ok:false (or the call failed on the way); `slackCode` is Slack's error string. */
+export class SlackCallError extends CodedError {
   constructor(
     readonly method: string,
-    readonly code: string,
-    message = `${method} failed: ${code}`,
+    readonly slackCode: string,
+    message = `${method} failed: ${slackCode}`,
   ) {
-    super(message);
+    super(ErrorCode.SlackCallFailed, message);
     this.name = 'SlackCallError';
   }
 }
@@ -36,7 +37,7 @@ export interface SlackApi {
   ): Promise<WebAPICallResult>;
 }
 
-interface CodedError {
+interface WebApiFailure {
   code?: string;
   retryAfter?: number;
   data?: { error?: string };
@@ -81,7 +82,7 @@ export function createSlackApi(
       observe(method, 'ok');
       return result;
     } catch (error) {
-      const coded = error as CodedError;
+      const coded = error as WebApiFailure;
       observe(method, coded.code === 'slack_webapi_rate_limited_error' ? 'rate_limited' : 'error');
       if (coded.code === 'slack_webapi_rate_limited_error') {
         const retryAfterMs = Math.max(1, (coded.retryAfter ?? 1) * 1000);
@@ -118,7 +119,7 @@ export function createSlackApi(
 }
 
 export function errorCode(error: unknown): string | undefined {
-  return error instanceof SlackCallError ? error.code : undefined;
+  return error instanceof SlackCallError ? error.slackCode : undefined;
 }
 
 /** The ts of the message a call created; a reply without one is a broken contract. */

@@ -1,8 +1,9 @@
 // A mistake in what the user typed: names the argument and the rule it broke. Never thrown out
 // of runAdminLine/runAdminCommand; they turn it into an error notice plus the command's usage.
+import { CodedError, ErrorCode } from '../errors.js';
 import type { AdminCommand } from './types.js';
 
-export class AdminInputError extends Error {
+export class AdminInputError extends CodedError {
   /** The argument at fault as the user would write it (`--rate-limit`, `<name>`), if any. */
   readonly argument?: string;
   readonly rule: string;
@@ -10,7 +11,7 @@ export class AdminInputError extends Error {
   readonly command?: AdminCommand;
 
   constructor(argument: string | undefined, rule: string, command?: AdminCommand) {
-    super(argument === undefined ? rule : `${argument}: ${rule}`);
+    super(ErrorCode.AdminInput, argument === undefined ? rule : `${argument}: ${rule}`);
     this.name = 'AdminInputError';
     this.argument = argument;
     this.rule = rule;
@@ -19,9 +20,9 @@ export class AdminInputError extends Error {
 }
 
 /** A refusal or a missing prerequisite that is not about one argument (no usage shown). */
-export class AdminRefusal extends Error {
+export class AdminRefusal extends CodedError {
   constructor(message: string) {
-    super(message);
+    super(ErrorCode.AdminRefused, message);
     this.name = 'AdminRefusal';
   }
 }

@@ -1,14 +1,19 @@
 // Files named by a path (the terminal chat, `chatbridge admin`), read only within the upload
 // limit that Slack and Discord attachments also obey, so every surface refuses the same files.
+import { CodedError, ErrorCode } from '../errors.js';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../settings.js';
 import type { AdminFile } from './types.js';
 
-/** The largest file `source upload` takes when CHATBRIDGE_MAX_UPLOAD_BYTES is not set (10 MiB). */
-export const DEFAULT_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_MAX_UPLOAD_BYTES };
 
 /** A file above the upload limit; its message states the rule. */
-export class FileTooLarge extends Error {}
+export class FileTooLarge extends CodedError {
+  constructor(message: string) {
+    super(ErrorCode.AdminFileTooLarge, message);
+  }
+}
 
 export function localFileReader(
   maxBytes = DEFAULT_MAX_UPLOAD_BYTES,

@@ -1,9 +1,10 @@
 // Entry points: a whole line (console, CLI, Slack), words already split (CLI argv), or named
 // typed options (Discord). None throws for a user's mistake or a service failure: each answers
 // with blocks, an error notice naming the argument and the rule, plus the usage line.
+import { ErrorCode, isCodedError } from '../errors.js';
 import { isServiceError, type ServiceError } from '../service/errors.js';
 import { availableOn, bindWords, checkArgs, commandName, platformNames } from './args.js';
-import { AdminInputError, AdminRefusal } from './errors.js';
+import type { AdminInputError } from './errors.js';
 import { labelOf } from './fields.js';
 import { adminCommands, adminNouns, findCommand, verbsOf } from './table.js';
 import { parseCommandLine } from './tokenize.js';
@@ -109,15 +110,15 @@ async function execute(
   }
 }
 
-/** Turns anything thrown into blocks. Service error messages carry no key or header. */
+/** Turns anything thrown into blocks, chosen by code. Service error messages carry no key. */
 function explain(caught: unknown, command?: AdminCommand): AdminOutput[] {
-  if (caught instanceof AdminInputError) {
-    const about = caught.command ?? command;
+  if (isCodedError(caught, ErrorCode.AdminInput)) {
+    const about = (caught as AdminInputError).command ?? command;
     const blocks = [error(caught.message)];
     if (about) blocks.push({ kind: 'text', text: `Usage: ${usage(about)}` });
     return blocks;
   }
-  if (caught instanceof AdminRefusal) return [error(caught.message)];
+  if (isCodedError(caught, ErrorCode.AdminRefused)) return [error(caught.message)];
   if (isServiceError(caught)) return [error(serviceMessage(caught))];
   const message = caught instanceof Error ? caught.message : String(caught);
   return [error(`Something went wrong: ${message}`)];

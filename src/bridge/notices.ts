@@ -1,6 +1,7 @@
 // What the user reads when an answer goes wrong: one short sentence per kind of failure, never
 // a stack trace, never an internal message (those go to the log).
-import { isServiceError } from '../service/errors.js';
+import { ErrorCode, isCodedError } from '../errors.js';
+import { isServiceError, type ServiceError } from '../service/errors.js';
 import type { Notice } from './types.js';
 
 export const NOT_CONFIGURED_TEXT =
@@ -25,25 +26,26 @@ const TEXTS = {
 /** Where in the answer a failure happened: before any text streamed, or in the middle. */
 export type FailureStage = 'before' | 'during';
 
-/** A failure's notice; `rateLimitText` supplies the chatbot's own message when rate limited. */
+/** A failure's notice, chosen by its code; `rateLimitText` is the chatbot's own message. */
 export function noticeFor(error: unknown, stage: FailureStage, rateLimitText: string): Notice {
-  if (!isServiceError(error)) return { kind: 'error', text: TEXTS.error };
-  switch (error.kind) {
-    case 'rate_limited':
+  if (!isCodedError(error)) return { kind: 'error', text: TEXTS.error };
+  switch (error.code) {
+    case ErrorCode.ServiceRateLimited:
       return { kind: 'rate_limited', text: rateLimitText };
-    case 'timeout':
+    case ErrorCode.ServiceTimeout:
       return { kind: 'timeout', text: TEXTS.timeout };
-    case 'unavailable':
-    case 'protocol':
+    case ErrorCode.ServiceUnavailable:
+    case ErrorCode.ServiceProtocol:
       return stage === 'during'
         ? { kind: 'cut_off', text: TEXTS.cut_off }
         : { kind: 'unavailable', text: TEXTS.unavailable };
-    case 'auth':
+    case ErrorCode.ServiceAuth:
       return { kind: 'error', text: TEXTS.auth };
-    case 'not_found':
+    case ErrorCode.ServiceNotFound:
       return { kind: 'error', text: TEXTS.gone };
-    case 'validation': {
-      const why = error.field && error.rule ? `: ${error.field} ${error.rule}` : '';
+    case ErrorCode.ServiceValidation: {
+      const { field, rule } = error as ServiceError;
+      const why = field && rule ? `: ${field} ${rule}` : '';
       return { kind: 'error', text: `${TEXTS.refused.slice(0, -1)}${why}.` };
     }
     default:

@@ -7,6 +7,13 @@
 // Only the closers at the very end come and go. That is why what may still turn into markup is
 // held back rather than shown and later hidden: a "[text]" that may get its "(url)", a run of
 // "*", "`" or "~" that may become "**" or a fence, whitespace inside an open bold.
+//
+// Not remend (Chat SDK's repair, checked at 1.4.0): it returns one repaired string, not a body
+// that only grows plus closers, so an append-only surface would be asked to take text back; it
+// leaves an open code fence open ("```ts\nconst a" comes back as is: Streamdown draws those
+// itself, Slack and Discord do not); and a link in progress becomes
+// "[text](streamdown:incomplete-link)", or its text without brackets, both later replaced rather
+// than extended. Splitting (split.ts) needs the fences' positions, which remend does not give.
 import { scanFences } from './fences.js';
 
 /** The safe view of a text: `body` (a prefix of the text) followed by `closers`. */

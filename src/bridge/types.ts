@@ -1,5 +1,6 @@
 // The seam between the conversation engine and a platform adapter. The engine owns what is said
 // and when; the adapter owns how it looks and which API calls make it so.
+import { CodedError, ErrorCode } from '../errors.js';
 import type { EarlierMessage } from './thread-context.js';
 
 export type { EarlierMessage, ThreadContextBounds } from './thread-context.js';
@@ -141,12 +142,12 @@ export interface ReplyMessage {
  * Thrown by an adapter's update/openMessage when the platform said "slow down": the renderer
  * waits retryAfterMs, then sends the latest text (never the stale one).
  */
-export class SurfaceRateLimitError extends Error {
+export class SurfaceRateLimitError extends CodedError {
   constructor(
     readonly retryAfterMs: number,
     message = `rate limited for ${retryAfterMs} ms`,
   ) {
-    super(message);
+    super(ErrorCode.SurfaceRateLimited, message);
     this.name = 'SurfaceRateLimitError';
   }
 }

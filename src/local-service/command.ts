@@ -1,164 +1,126 @@
 // `chatbridge service`: runs the local service until SIGINT/SIGTERM. Every flag can also come
-// from the environment (flags win). Prints one line with its address when ready; logs go to
+// from the environment (flags win); flags, variables, rules and the usage text come from the
+// settings table (settings.ts). Prints one line with its address when ready; logs go to
 // stderr; API keys are never printed.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CodedError, ErrorCode } from '../errors.js';
 import { createLogger } from '../log.js';
 import type { FaultOptions, LocalServiceOptions } from './options.js';
 import { createServiceMetrics, SERVICE_DRAIN_MS } from './ops.js';
 import { startLocalService } from './server.js';
+import {
+  rawSetting,
+  setting,
+  settingSchema,
+  settingsOf,
+  type DeprecationWarn,
+  type Setting,
+  type SettingValue,
+} from '../settings.js';
 import { untilStopAsked } from '../stop-signal.js';
 
-export const SERVICE_USAGE = `Usage: chatbridge service [options]
-  --port N                 port to listen on (default 8787; 0 = any free port)   CHATBRIDGE_SERVICE_PORT
-  --host ADDR              address to listen on (default 127.0.0.1)              CHATBRIDGE_SERVICE_HOST
-  --api-key KEY            an API key; repeat for more users (required)          CHATBRIDGE_SERVICE_API_KEYS (comma-separated)
-  --store URL              sqlite://path (shared by processes) or memory://      CHATBRIDGE_SERVICE_STORE
-  --data-dir DIR           folder of the default SQLite store (default ./data)   CHATBRIDGE_SERVICE_DATA_DIR
-  --stream-delay-ms N      pause between streamed pieces (default 0)             CHATBRIDGE_SERVICE_STREAM_DELAY_MS
-  --llm-url URL            OpenAI-compatible endpoint that writes answers        CHATBRIDGE_SERVICE_LLM_URL (key: LLM_API_KEY)
-  --llm-model NAME         model for --llm-url                                   CHATBRIDGE_SERVICE_LLM_MODEL
-  --llm-first-byte-timeout-ms N
-                           longest wait for the first event (default 30000)      CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS
-  --llm-idle-timeout-ms N  longest silence mid-answer (default 60000)            CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS
-  --refuse-private-urls    refuse URL sources on private/loopback addresses      CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS=1
-  --max-upload-bytes N     largest uploaded file (default 10485760)              CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES
-  --extract-timeout-ms N   time one file's text extraction may take (default     CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS
-                           20000); past it the file is refused
-  --extract-memory-mb N    heap of each text-extraction worker (default 512)     CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB
-  --fault-first-byte-delay-ms N, --fault-status N, --fault-cut-after N
-                           fault injection on stream requests (off by default)   CHATBRIDGE_SERVICE_FAULT_…`;
+const SERVICE_SETTINGS = settingsOf('service');
+// The service's own flags first, then the ones it shares with the embedded service (LLM_*).
+const FLAG_SETTINGS = [
+  ...SERVICE_SETTINGS.filter((s) => s.flag !== undefined && s.use[0] === 'service'),
+  ...SERVICE_SETTINGS.filter((s) => s.flag !== undefined && s.use[0] !== 'service'),
+];
 
-const FLAGS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'api-key': { type: 'string', multiple: true },
-  store: { type: 'string' },
-  'data-dir': { type: 'string' },
-  'stream-delay-ms': { type: 'string' },
-  'llm-url': { type: 'string' },
-  'llm-model': { type: 'string' },
-  'llm-first-byte-timeout-ms': { type: 'string' },
-  'llm-idle-timeout-ms': { type: 'string' },
-  'refuse-private-urls': { type: 'boolean' },
-  'max-upload-bytes': { type: 'string' },
-  'extract-timeout-ms': { type: 'string' },
-  'extract-memory-mb': { type: 'string' },
-  'fault-first-byte-delay-ms': { type: 'string' },
-  'fault-status': { type: 'string' },
-  'fault-cut-after': { type: 'string' },
+/** The flags, from the settings table: one per setting that has one, and --help. */
+const FLAGS: ParseArgsConfig['options'] = {
+  ...Object.fromEntries(
+    FLAG_SETTINGS.map((s) => [
+      s.flag!,
+      s.type === 'switch'
+        ? { type: 'boolean' as const }
+        : { type: 'string' as const, ...(s.repeat ? { multiple: true } : {}) },
+    ]),
+  ),
   help: { type: 'boolean', short: 'h' },
-} as const;
+};
 
-class UsageError extends Error {}
-
-/** An hour: a model loading on slow hardware may be slow, but a timer must stay a timer. */
-const LLM_TIMEOUT_MAX_MS = 3_600_000;
-
-function wholeNumber(value: string | undefined, name: string, min: number, max: number) {
-  if (value === undefined || value.trim() === '') return undefined;
-  // Digits only: Number() alone would take "1e3", "0x10" or "1.0".
-  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${name}: must be a whole number from ${min} to ${max}`);
-  }
-  return n;
+function defaultOf(s: Setting): string | undefined {
+  if (s.defaultText !== undefined) return s.defaultText.replace(/`/g, '');
+  if (s.default === undefined || s.default === false) return undefined;
+  return String(s.default);
 }
 
-const truthy = (value: string | undefined): boolean =>
-  value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+/** The usage text, from the settings table: each flag, what it does and its variable. */
+export const SERVICE_USAGE = [
+  'Usage: chatbridge service [options]',
+  ...FLAG_SETTINGS.flatMap((s) => {
+    const flag = `--${s.flag}${s.arg ? ` ${s.arg}` : ''}`;
+    const fallback = defaultOf(s);
+    const help = `${s.help.replace(/`/g, '')}${fallback ? ` (default ${fallback})` : ''}`;
+    return [`  ${flag.padEnd(32)}${help}`, `  ${''.padEnd(32)}env ${s.name}`];
+  }),
+].join('\n');
+
+class UsageError extends CodedError {
+  constructor(message: string) {
+    super(ErrorCode.UsageInvalid, message);
+  }
+}
 
 /** Reads flags and environment into service options (throws UsageError with the field). */
-export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): LocalServiceOptions {
+export function serviceOptionsFrom(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  warn?: DeprecationWarn,
+): LocalServiceOptions {
   const { values } = parseArgs({
     args: argv,
     options: FLAGS,
     strict: true,
     allowPositionals: false,
   });
-  const pick = (flag: keyof typeof FLAGS, envName: string): string | undefined => {
-    const value = values[flag];
-    return typeof value === 'string' ? value : env[envName];
+  /** A setting's value: its flag wins over its variable; an error names the one it came from. */
+  const read = (name: string): SettingValue | undefined => {
+    const s = setting(name);
+    const given = (values as Record<string, string | boolean | string[] | undefined>)[s.flag ?? ''];
+    if (Array.isArray(given)) return given.map((v) => v.trim()).filter((v) => v !== '');
+    if (typeof given === 'boolean') return given;
+    const { raw, from } =
+      given !== undefined ? { raw: given, from: `--${s.flag}` } : rawSetting(s, env, warn);
+    const parsed = settingSchema(s).safeParse(raw);
+    if (!parsed.success) throw new UsageError(`${from}: ${parsed.error.issues[0]!.message}`);
+    return parsed.data;
   };
-  /** A numeric option; an error names where the value came from, the flag or the variable. */
-  const numberOption = (flag: keyof typeof FLAGS, envName: string, min: number, max: number) =>
-    wholeNumber(
-      pick(flag, envName),
-      typeof values[flag] === 'string' ? `--${flag}` : envName,
-      min,
-      max,
-    );
-  const keys = values['api-key'] ?? (env.CHATBRIDGE_SERVICE_API_KEYS ?? '').split(',');
-  const apiKeys = keys.map((k) => k.trim()).filter((k) => k !== '');
+  const text = (name: string) => read(name) as string | undefined;
+  const whole = (name: string) => read(name) as number | undefined;
+  const apiKeys = (read('CHATBRIDGE_SERVICE_API_KEYS') as string[] | undefined) ?? [];
   if (apiKeys.length === 0) {
     throw new UsageError(
       '--api-key: at least one API key is required (or CHATBRIDGE_SERVICE_API_KEYS)',
     );
   }
-  const dataDir = pick('data-dir', 'CHATBRIDGE_SERVICE_DATA_DIR') ?? 'data';
-  const llmUrl = pick('llm-url', 'CHATBRIDGE_SERVICE_LLM_URL');
-  const llmModel = pick('llm-model', 'CHATBRIDGE_SERVICE_LLM_MODEL');
+  const dataDir = text('CHATBRIDGE_SERVICE_DATA_DIR')!;
+  const llmUrl = text('LLM_URL');
+  const llmModel = text('LLM_MODEL');
   if (llmUrl !== undefined && llmModel === undefined) {
     throw new UsageError('--llm-model: is required with --llm-url');
   }
   // Checked even without --llm-url, so a typo is not silently ignored.
-  const firstByteTimeoutMs = numberOption(
-    'llm-first-byte-timeout-ms',
-    'CHATBRIDGE_SERVICE_LLM_FIRST_BYTE_TIMEOUT_MS',
-    1,
-    LLM_TIMEOUT_MAX_MS,
-  );
-  const idleTimeoutMs = numberOption(
-    'llm-idle-timeout-ms',
-    'CHATBRIDGE_SERVICE_LLM_IDLE_TIMEOUT_MS',
-    1,
-    LLM_TIMEOUT_MAX_MS,
-  );
+  const firstByteTimeoutMs = whole('LLM_FIRST_BYTE_TIMEOUT_MS');
+  const idleTimeoutMs = whole('LLM_IDLE_TIMEOUT_MS');
   const faults: FaultOptions = {
-    firstByteDelayMs: numberOption(
-      'fault-first-byte-delay-ms',
-      'CHATBRIDGE_SERVICE_FAULT_FIRST_BYTE_DELAY_MS',
-      0,
-      600_000,
-    ),
-    failStatus: numberOption('fault-status', 'CHATBRIDGE_SERVICE_FAULT_STATUS', 400, 599),
-    cutAfterPieces: numberOption(
-      'fault-cut-after',
-      'CHATBRIDGE_SERVICE_FAULT_CUT_AFTER',
-      0,
-      1_000_000,
-    ),
+    firstByteDelayMs: whole('CHATBRIDGE_SERVICE_FAULT_FIRST_BYTE_DELAY_MS'),
+    failStatus: whole('CHATBRIDGE_SERVICE_FAULT_STATUS'),
+    cutAfterPieces: whole('CHATBRIDGE_SERVICE_FAULT_CUT_AFTER'),
   };
   return {
     apiKeys,
-    port: numberOption('port', 'CHATBRIDGE_SERVICE_PORT', 0, 65535) ?? 8787,
-    host: pick('host', 'CHATBRIDGE_SERVICE_HOST') ?? '127.0.0.1',
+    port: whole('CHATBRIDGE_SERVICE_PORT')!,
+    host: text('CHATBRIDGE_SERVICE_HOST')!,
     storeUrl:
-      pick('store', 'CHATBRIDGE_SERVICE_STORE') ??
-      `sqlite://${resolve(dataDir, 'local-service.sqlite')}`,
-    streamDelayMs: numberOption('stream-delay-ms', 'CHATBRIDGE_SERVICE_STREAM_DELAY_MS', 0, 60_000),
-    refusePrivateUrls:
-      values['refuse-private-urls'] ?? truthy(env.CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS),
-    maxUploadBytes: numberOption(
-      'max-upload-bytes',
-      'CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES',
-      1,
-      2 ** 31,
-    ),
+      text('CHATBRIDGE_SERVICE_STORE') ?? `sqlite://${resolve(dataDir, 'local-service.sqlite')}`,
+    streamDelayMs: whole('CHATBRIDGE_SERVICE_STREAM_DELAY_MS'),
+    refusePrivateUrls: read('CHATBRIDGE_SERVICE_REFUSE_PRIVATE_URLS') as boolean,
+    maxUploadBytes: whole('CHATBRIDGE_SERVICE_MAX_UPLOAD_BYTES'),
     extraction: {
-      timeoutMs: numberOption(
-        'extract-timeout-ms',
-        'CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS',
-        100,
-        LLM_TIMEOUT_MAX_MS,
-      ),
-      // Below 128 MB a worker cannot load pdfjs's parser to read even a one-line PDF.
-      memoryMb: numberOption(
-        'extract-memory-mb',
-        'CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB',
-        128,
-        65_536,
-      ),
+      timeoutMs: whole('CHATBRIDGE_SERVICE_EXTRACT_TIMEOUT_MS'),
+      memoryMb: whole('CHATBRIDGE_SERVICE_EXTRACT_MEMORY_MB'),
     },
     llm:
       llmUrl === undefined
@@ -166,7 +128,7 @@ export function serviceOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Loca
         : {
             url: llmUrl,
             model: llmModel as string,
-            apiKey: env.LLM_API_KEY,
+            apiKey: text('LLM_API_KEY'),
             firstByteTimeoutMs,
             idleTimeoutMs,
           },

@@ -1,5 +1,6 @@
 // One error shape for every response: {"error": {"code", "message", "field"?}}. Known failures
 // become their status; anything unexpected becomes a 500 without internals (never a stack).
+import { CodedError, ErrorCode, isCodedError } from '../errors.js';
 import { isServiceError } from '../service/errors.js';
 import { UnsupportedFileTypeError } from './knowledge/types.js';
 
@@ -7,14 +8,16 @@ export interface ErrorBody {
   error: { code: string; message: string; field?: string };
 }
 
-export class HttpError extends Error {
+/** A response chosen where the failure is known: its status and the body's `code` word. */
+export class HttpError extends CodedError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** The word in the response body's error.code (the interface's, e.g. "not_found"). */
+    readonly wireCode: string,
     message: string,
     readonly options: { field?: string; headers?: Record<string, string>; body?: unknown } = {},
   ) {
-    super(message);
+    super(ErrorCode.HttpResponse, message);
     this.name = 'HttpError';
   }
 
@@ -81,17 +84,30 @@ export interface ErrorLimits {
   maxUploadBytes: number;
 }
 
+/** Our own errors' responses, chosen by their code. */
+function fromCodedError(error: CodedError): ErrorResponse | undefined {
+  switch (error.code) {
+    case ErrorCode.HttpResponse: {
+      const { status, wireCode, message, options } = error as HttpError;
+      return {
+        status,
+        body: options.body ?? errorBody(wireCode, message, options.field),
+        headers: options.headers ?? {},
+      };
+    }
+    case ErrorCode.ServiceValidation: {
+      const field = isServiceError(error) ? error.field : undefined;
+      return { status: 400, body: errorBody('validation', error.message, field), headers: {} };
+    }
+    default:
+      return undefined;
+  }
+}
+
 export function toErrorResponse(error: unknown, limits: ErrorLimits): ErrorResponse {
-  if (error instanceof HttpError) {
-    return {
-      status: error.status,
-      body: error.options.body ?? errorBody(error.code, error.message, error.options.field),
-      headers: error.options.headers ?? {},
-    };
-  }
-  if (isServiceError(error, 'validation')) {
-    return { status: 400, body: errorBody('validation', error.message, error.field), headers: {} };
-  }
+  const coded = isCodedError(error) ? fromCodedError(error) : undefined;
+  if (coded) return coded;
+  // knowledge/'s errors are not coded yet (another change owns that folder).
   if (error instanceof UnsupportedFileTypeError) {
     return {
       status: 415,

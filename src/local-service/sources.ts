@@ -9,6 +9,7 @@
 // its owner's process is gone (the file is local, so its pid can be asked after; a lease
 // with this process's pid from no instance of it is an earlier process's), or else when the
 // lease runs out.
+import { CodedError, ErrorCode } from '../errors.js';
 import type { ServiceDb } from './db/open.js';
 import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
 import type { SourceRecord } from './records.js';
@@ -20,9 +21,9 @@ const COLUMNS = `s.id, s.uuid, s.chatbot_id, c.uuid AS chatbot_uuid, c.owner, s.
 const FROM = 'FROM sources s JOIN chatbots c ON c.id = s.chatbot_id';
 
 /** The same bytes or the same URL is already a data source of this chatbot. */
-export class DuplicateSourceError extends Error {
+export class DuplicateSourceError extends CodedError {
   constructor(readonly existing: SourceRecord) {
-    super('this data source already exists');
+    super(ErrorCode.SourceDuplicate, 'this data source already exists');
     this.name = 'DuplicateSourceError';
   }
 }

@@ -1,3 +1,4 @@
+import { CodedError, ErrorCode } from '../errors.js';
 import type { DataSource } from './types.js';
 
 export type ServiceErrorKind =
@@ -32,7 +33,19 @@ export interface ServiceErrorDetails {
 }
 
 /** The one error type of the service client (and of the local service's validation). */
-export class ServiceError extends Error {
+/** The code of each kind: what notices and statuses are chosen by. */
+export const SERVICE_ERROR_CODES = {
+  auth: ErrorCode.ServiceAuth,
+  not_found: ErrorCode.ServiceNotFound,
+  validation: ErrorCode.ServiceValidation,
+  conflict: ErrorCode.ServiceConflict,
+  rate_limited: ErrorCode.ServiceRateLimited,
+  unavailable: ErrorCode.ServiceUnavailable,
+  timeout: ErrorCode.ServiceTimeout,
+  protocol: ErrorCode.ServiceProtocol,
+} as const satisfies Record<ServiceErrorKind, ErrorCode>;
+
+export class ServiceError extends CodedError {
   readonly kind: ServiceErrorKind;
   readonly status?: number;
   readonly method?: string;
@@ -46,7 +59,7 @@ export class ServiceError extends Error {
   readonly existing?: DataSource;
 
   constructor(kind: ServiceErrorKind, message: string, details: ServiceErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(SERVICE_ERROR_CODES[kind], message, { cause: details.cause });
     this.name = 'ServiceError';
     this.kind = kind;
     this.status = details.status;

@@ -8,13 +8,13 @@
 //   sqlite://path             the embedded default; survives restarts; ONE process only
 //                             (dedup and locks are coordinated in process memory)
 //   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
+import pLimit from 'p-limit';
 import { silentLogger, type Logger } from '../log.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
 import { KeyvFeedbackIndex, KeyvFeedbackStore, RedisFeedbackIndex } from './feedback.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { KeyvSealedMap } from './installations.js';
-import { Limiter } from './limiter.js';
 import { LocalThreadLocks } from './local-locks.js';
 import {
   KeyvBindingMap,
@@ -102,7 +102,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     options.replyLinkTtlMs,
     DEFAULT_REPLY_LINK_TTL_MS,
   );
-  const limiter = new Limiter(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
+  const limiter = pLimit(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
     throw new Error('state option keyPrefix: letters, digits, "_", "." and "-" only');

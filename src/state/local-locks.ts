@@ -1,22 +1,25 @@
-// Per-thread FIFO in one process (memory and SQLite stores): a promise chain per thread key.
-// A job starts when the job before it in the same thread has settled; jobs of different
-// threads run in parallel, at most `maxConcurrent` at once (FIFO across threads beyond that).
-// The map entry of a thread is removed when its queue drains, so idle threads cost nothing.
+// Per-thread FIFO in one process (memory and SQLite stores): an AsyncQueue per thread key
+// (@sapphire/async-queue, the queue discord.js's REST handlers wait in). A job starts when the
+// job before it in the same thread has settled; jobs of different threads run in parallel, at
+// most `maxConcurrent` at once (the shared p-limit, FIFO across threads beyond that). A thread's
+// queue is dropped when it drains, so idle threads cost nothing.
+import { AsyncQueue } from '@sapphire/async-queue';
+import type { LimitFunction } from 'p-limit';
 import type { Logger } from '../log.js';
 import { LockLostError, LockUnavailableError } from './errors.js';
-import type { Limiter } from './limiter.js';
 import type { ThreadLocks } from './types.js';
 
 export interface LocalLockOptions {
-  limiter: Limiter;
+  /** Bounds the jobs running at once across threads. */
+  limiter: LimitFunction;
   /** After this long the thread's turn passes on even if the job hangs; its signal aborts. */
   maxLockLifetimeMs: number;
   logger: Pick<Logger, 'warn'>;
 }
 
 export class LocalThreadLocks implements ThreadLocks {
-  /** thread key → a promise that settles when the last queued job of that thread is done. */
-  private readonly tails = new Map<string, Promise<void>>();
+  /** thread key → its queue, while it has queued or running jobs. */
+  private readonly queues = new Map<string, AsyncQueue>();
   private readonly held = new Set<{ controller: AbortController; threadKey: string }>();
   private closed = false;
 
@@ -24,21 +27,29 @@ export class LocalThreadLocks implements ThreadLocks {
 
   /** Threads with queued or running jobs (for tests and metrics). */
   get activeThreads(): number {
-    return this.tails.size;
+    return this.queues.size;
   }
 
-  run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new LockUnavailableError(threadKey, 'store closed'));
-    const previous = this.tails.get(threadKey) ?? Promise.resolve();
-    let passTurn!: () => void;
-    const turnPassed = new Promise<void>((resolve) => (passTurn = resolve));
-    // The tail never rejects: it waits for the turn to pass, not for the job's outcome.
-    const tail = previous.then(() => turnPassed);
-    this.tails.set(threadKey, tail);
-    void tail.then(() => {
-      if (this.tails.get(threadKey) === tail) this.tails.delete(threadKey);
-    });
-    return previous.then(() => this.execute(threadKey, job, passTurn));
+  async run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.closed) throw new LockUnavailableError(threadKey, 'store closed');
+    let queue = this.queues.get(threadKey);
+    if (!queue) this.queues.set(threadKey, (queue = new AsyncQueue()));
+    await queue.wait();
+    let passed = false;
+    // Passes the thread's turn to the next job, once (the job ended, or outlived its lifetime).
+    const passTurn = () => {
+      if (passed) return;
+      passed = true;
+      queue.shift();
+      if (queue.remaining === 0 && this.queues.get(threadKey) === queue) {
+        this.queues.delete(threadKey);
+      }
+    };
+    try {
+      return await this.options.limiter(() => this.execute(threadKey, job, passTurn));
+    } finally {
+      passTurn();
+    }
   }
 
   private async execute<T>(
@@ -46,12 +57,7 @@ export class LocalThreadLocks implements ThreadLocks {
     job: (signal: AbortSignal) => Promise<T>,
     passTurn: () => void,
   ): Promise<T> {
-    const releaseSlot = await this.options.limiter.acquire();
-    if (this.closed) {
-      releaseSlot();
-      passTurn();
-      throw new LockUnavailableError(threadKey, 'store closed');
-    }
+    if (this.closed) throw new LockUnavailableError(threadKey, 'store closed');
     const entry = { controller: new AbortController(), threadKey };
     this.held.add(entry);
     // A hung job must not block its thread forever: pass the turn on and tell the job to stop.
@@ -66,8 +72,6 @@ export class LocalThreadLocks implements ThreadLocks {
     } finally {
       clearTimeout(lifetime);
       this.held.delete(entry);
-      releaseSlot();
-      passTurn();
     }
   }
 

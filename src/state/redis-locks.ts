@@ -8,12 +8,17 @@
 // Failure handling: a crashed holder stops renewing, its lease expires after lockTtlMs and the
 // next ticket proceeds. A crashed waiter stops its heartbeat, and the first live waiter behind
 // it skips its ticket once the heartbeat deadline (lockTtlMs) passes.
+//
+// Not a kept library: Redlock and redis-semaphore's mutexes are leases that whoever retries
+// first wins, so a thread's messages could be answered out of order across replicas; nothing
+// maintained gives a per-key FIFO queue shared by processes. In one process the same contract
+// is @sapphire/async-queue (local-locks.ts). The concurrency bound is p-limit, as there.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { LimitFunction } from 'p-limit';
 import type { Logger } from '../log.js';
 import { LockLostError, LockUnavailableError } from './errors.js';
 import { maskUrl, type RedisClient } from './keyv.js';
-import type { Limiter } from './limiter.js';
 import { lockKeys, releaseChannel, runLockScript, type LockKeys } from './lock-scripts.js';
 import type { ThreadLocks } from './types.js';
 
@@ -21,7 +26,8 @@ export interface RedisLockOptions {
   redis: RedisClient;
   /** Key prefix shared by all replicas of one deployment. */
   prefix: string;
-  limiter: Limiter;
+  /** Bounds the jobs running at once in this process. */
+  limiter: LimitFunction;
   /** Lease TTL and waiter heartbeat deadline: how long a crashed process blocks a thread. */
   lockTtlMs: number;
   maxLockLifetimeMs: number;
@@ -82,13 +88,12 @@ export class RedisThreadLocks implements ThreadLocks {
     // No await before this call: the ticket request leaves in run() order.
     const ticket = await this.waitForTurn(threadKey, keys, token);
     const holding = this.hold(threadKey, keys, token, ticket);
-    let releaseSlot: (() => void) | undefined;
     try {
-      releaseSlot = await this.options.limiter.acquire();
-      if (this.closed) throw new LockUnavailableError(threadKey, 'store closed');
-      return await job(holding.controller.signal);
+      return await this.options.limiter(() => {
+        if (this.closed) throw new LockUnavailableError(threadKey, 'store closed');
+        return job(holding.controller.signal);
+      });
     } finally {
-      releaseSlot?.();
       await holding.release();
     }
   }

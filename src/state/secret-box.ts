@@ -2,6 +2,7 @@
 // 96-bit IV per value, the value's key in the store bound in as additional data, so a sealed
 // value copied under another key does not open. The key comes from the environment
 // (CHATBRIDGE_SECRET_KEY): 32 bytes, written as base64 or hex.
+import { CodedError, ErrorCode, type CodedErrorOptions } from '../errors.js';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const ALGORITHM = 'aes-256-gcm';
@@ -15,13 +16,17 @@ const SECRET_KEY_RULE =
   'e.g. from `openssl rand -base64 32`';
 
 /** The secret key is missing or malformed; the message names the variable and the rule. */
-export class SecretKeyError extends Error {
-  override readonly name = 'SecretKeyError';
+export class SecretKeyError extends CodedError {
+  constructor(message: string) {
+    super(ErrorCode.SecretKeyInvalid, message);
+  }
 }
 
 /** A sealed value did not open: written with another key, or altered. */
-export class SealedValueError extends Error {
-  override readonly name = 'SealedValueError';
+export class SealedValueError extends CodedError {
+  constructor(message: string, options: CodedErrorOptions = {}) {
+    super(ErrorCode.SealedValueUnreadable, message, options);
+  }
 }
 
 /** The 32-byte key in `raw` (base64 or hex), or a SecretKeyError naming `variable`. */

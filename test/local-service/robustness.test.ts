@@ -213,7 +213,7 @@ describe('adding a Q&A source', () => {
     const ingestor = new Ingestor(repo, {} as KnowledgePort, () => 0, silentLogger);
     await expect(ingestor.addQa('me', 'bot', 'Q?', 'A.')).rejects.toMatchObject({
       status: 500,
-      code: 'index_failed',
+      wireCode: 'index_failed',
     });
     expect(await repo.listSources('bot')).toEqual([]);
     db.exec('DROP TRIGGER full_disk');

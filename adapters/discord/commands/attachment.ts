@@ -1,5 +1,6 @@
 // Downloads a slash-command attachment from Discord's CDN at once (its signed URL expires),
 // capped in size while it streams, not only by the size Discord announced.
+import { CodedError, ErrorCode } from '../../../src/errors.js';
 import type { AdminFile } from '../../../src/admin/types.js';
 import { readCapped } from '../../shared/read-capped.js';
 
@@ -10,9 +11,9 @@ export interface AttachmentRef {
   contentType?: string | null;
 }
 
-export class AttachmentError extends Error {
+export class AttachmentError extends CodedError {
   constructor(message: string) {
-    super(message);
+    super(ErrorCode.DiscordAttachmentRefused, message);
     this.name = 'AttachmentError';
   }
 }

@@ -6,6 +6,7 @@
 // migrated at start, in one IMMEDIATE transaction, so two processes starting together do not
 // both migrate. A file written by the key-value layout of earlier versions is refused before
 // anything is written to it.
+import { CodedError, ErrorCode, type CodedErrorOptions } from '../../errors.js';
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -45,9 +46,9 @@ export function serviceDbLocation(url: string): ServiceDbLocation {
 }
 
 /** Thrown when a store file cannot be used; the message names the file and what to do. */
-export class StoreFileError extends Error {
-  constructor(message: string) {
-    super(message);
+export class StoreFileError extends CodedError {
+  constructor(message: string, options: CodedErrorOptions = {}) {
+    super(ErrorCode.StoreFileUnusable, message, options);
     this.name = 'StoreFileError';
   }
 }

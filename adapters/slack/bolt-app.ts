@@ -1,0 +1,83 @@
+// Builds the Bolt app for the configured mode: Socket Mode with an app token (the receiver is
+// ours, so readiness can follow its connection), else HTTP at /slack/events, with OAuth installs
+// when configured. No handler is registered here (index.ts wires them).
+import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+import type { Logger } from '../../src/log.js';
+import type { StateStore } from '../../src/state/types.js';
+import { boltLogger } from './bolt-logger.js';
+import type { SlackAdapterConfig } from './config.js';
+import { setUpOAuth, type SlackOAuth } from './oauth.js';
+
+export interface BoltAppDeps {
+  state: StateStore;
+  logger: Logger;
+  now: () => number;
+  customRoutes?: CustomRoute[];
+}
+
+export interface BoltApp {
+  app: App;
+  /** OAuth installs, when configured. */
+  installs: SlackOAuth | undefined;
+  /** The Web API client options every client made for this app shares. */
+  clientOptions: {
+    slackApiUrl: string;
+    retryConfig: { retries: number };
+    rejectRateLimitedCalls: boolean;
+  };
+  /** Bolt's logger, on ours. */
+  boltLog: ReturnType<typeof boltLogger>;
+  /** Socket Mode: whether the connection is up; undefined in HTTP mode. */
+  socketConnected: (() => boolean) | undefined;
+}
+
+export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): BoltApp {
+  const { logger, now } = deps;
+  // Our pacing decides when calls go out: no silent retries or queueing inside the client.
+  const clientOptions = {
+    slackApiUrl: config.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  };
+  const common = {
+    ...(config.botToken ? { token: config.botToken } : {}),
+    clientOptions,
+    logger: boltLogger(logger),
+  };
+  const { oauth } = config;
+  const installs = oauth
+    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
+    : undefined;
+  // Socket Mode: the receiver is ours, so readiness can follow its connection.
+  const socket = config.appToken
+    ? new SocketModeReceiver({
+        appToken: config.appToken,
+        logger: common.logger,
+        // apps.connections.open goes to the configured API host too.
+        installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
+      })
+    : undefined;
+  let socketConnected = false;
+  socket?.client.on('connected', () => (socketConnected = true));
+  socket?.client.on('disconnected', () => (socketConnected = false));
+  socket?.client.on('reconnecting', () => (socketConnected = false));
+  const app = socket
+    ? new App({ ...common, receiver: socket })
+    : new App({
+        ...common,
+        signingSecret: config.signingSecret,
+        endpoints: '/slack/events',
+        ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
+        ...installs?.appOptions,
+        // Handlers only ack and hand work to `track`, so this adds no delay; it means an
+        // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
+        processBeforeResponse: true,
+      });
+  return {
+    app,
+    installs,
+    clientOptions,
+    boltLog: common.logger,
+    socketConnected: socket ? () => socketConnected : undefined,
+  };
+}

@@ -1,0 +1,125 @@
+// One answer, start to end, inside its thread's lock: the renderer starts at once, the chatbot
+// and session are resolved, the stream is read (under the process-wide bound on answers
+// streaming at once), the stored message is read back, and every outcome, failures included,
+// ends in a final state on screen and one observation.
+import type { LimitFunction } from 'p-limit';
+import type { Logger } from '../log.js';
+import type { ServiceClient } from '../service/api.js';
+import { createMarkerNumberer } from '../service/citations.js';
+import type { StateStore } from '../state/types.js';
+import type { ChatbotDirectory } from './chatbots.js';
+import type { Clock } from './clock.js';
+import { rememberAnswer } from './feedback.js';
+import { failedAnswer, readFinalAnswer } from './final-answer.js';
+import { NOT_CONFIGURED_TEXT } from './notices.js';
+import { outcomeOf, watchFirstWords, type BridgeObserver } from './observer.js';
+import { Renderer, type FinalAnswer } from './renderer.js';
+import type { ThreadSessions } from './sessions.js';
+import { threadKey, type IncomingMessage, type ReplyTarget } from './types.js';
+
+export interface AnswerDeps {
+  client: Pick<ServiceClient, 'listMessages'>;
+  state: StateStore;
+  chatbots: Pick<ChatbotDirectory, 'get'>;
+  sessions: Pick<ThreadSessions, 'chatbotFor' | 'send'>;
+  /** Bounds the answers streaming at once across all threads. */
+  streams: LimitFunction;
+  clock: Clock;
+  log: Logger;
+  observer: BridgeObserver;
+  /** Aborted when the bridge shuts down: every answer's signal follows it. */
+  shutdown: AbortSignal;
+}
+
+/** The message's turn in its thread: never rejects (every failure ends in a notice). */
+export async function answerMessage(
+  deps: AnswerDeps,
+  m: IncomingMessage,
+  target: ReplyTarget,
+  lockSignal: AbortSignal,
+  receivedAt: number,
+): Promise<void> {
+  const { clock, log, observer } = deps;
+  const signal = AbortSignal.any([lockSignal, deps.shutdown]);
+  // First words are the answer's own text showing, not a notice alone laid down at the end.
+  let noticeOnly = false;
+  target = watchFirstWords(target, () => {
+    if (!noticeOnly) observer.firstWords?.(m.platform, clock.now() - receivedAt);
+  });
+  // Live footnotes: markers numbered in order of first appearance (see service/citations.ts).
+  const numberer = createMarkerNumberer();
+  const renderer = new Renderer(target, { clock, logger: log, transform: numberer.render });
+  renderer.start();
+  const progress: Progress = { streamed: '', chatbotUuid: undefined };
+  let final: FinalAnswer;
+  try {
+    signal.throwIfAborted();
+    final = await streamAnswer(deps, { m, target, signal, renderer, progress });
+  } catch (error) {
+    log.warn({ err: error, thread: threadKey(m) }, 'answer failed');
+    final = await failedAnswer(deps, {
+      error,
+      streamed: progress.streamed,
+      chatbotUuid: progress.chatbotUuid,
+      signal,
+      shutdown: deps.shutdown,
+    });
+  }
+  noticeOnly = final.text.trim() === '';
+  await renderer.finish(final);
+  await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
+  observer.answerFinished?.(m.platform, outcomeOf(final.notice), clock.now() - receivedAt);
+}
+
+/** How far an answer got: what a failure keeps. */
+interface Progress {
+  streamed: string;
+  chatbotUuid: string | undefined;
+}
+
+interface Turn {
+  m: IncomingMessage;
+  target: ReplyTarget;
+  signal: AbortSignal;
+  renderer: Renderer;
+  progress: Progress;
+}
+
+/** Streams the answer into the renderer and reads it back; rejects on any failure. */
+async function streamAnswer(deps: AnswerDeps, turn: Turn): Promise<FinalAnswer> {
+  const { m, target, signal, renderer, progress } = turn;
+  const chatbotUuid = await deps.sessions.chatbotFor(m);
+  progress.chatbotUuid = chatbotUuid;
+  if (!chatbotUuid) {
+    return { text: '', sources: [], notice: { kind: 'not_configured', text: NOT_CONFIGURED_TEXT } };
+  }
+  const { sessionUuid, query } = await deps.streams(async () => {
+    const sent = await deps.sessions.send(threadKey(m), chatbotUuid, m, target, signal);
+    for await (const piece of sent.stream) {
+      progress.streamed += piece;
+      renderer.push(progress.streamed);
+    }
+    return sent;
+  });
+  const read = await readFinalAnswer(deps, {
+    sessionUuid,
+    chatbotUuid,
+    query,
+    streamed: progress.streamed,
+    signal,
+  });
+  const final = read.answer;
+  // Only a complete answer the service stored can be rated, where the surface takes votes.
+  if (target.limits.feedback && read.messageUuid && !final.notice) {
+    const ref = await rememberAnswer(deps.state, deps.log, {
+      message: m,
+      chatbotUuid,
+      sessionUuid,
+      messageUuid: read.messageUuid,
+      text: final.text,
+      at: deps.clock.now(),
+    });
+    if (ref) final.feedback = ref;
+  }
+  return final;
+}
