@@ -19,6 +19,7 @@ import { WorkspaceFeatures } from './features.js';
 import { INSTALL_PATH, registerRevocations, setUpOAuth } from './oauth.js';
 import { registerFeedback } from './feedback.js';
 import { Pacer } from './pacing.js';
+import { createGuardedReceiver } from './receiver.js';
 import { SlackUsers } from './users.js';
 import { drain, isShuttingDown, ShuttingDownError } from './shutdown.js';
 import { createSlackApi } from './web.js';
@@ -90,7 +91,7 @@ export function createSlackAdapter(
   };
   const { oauth } = config;
   const installs = oauth
-    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
+    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, deps.state.dedup, logger, now)
     : undefined;
   // Socket Mode: the receiver is ours, so readiness can follow its connection.
   const socket = config.appToken
@@ -105,17 +106,20 @@ export function createSlackAdapter(
   socket?.client.on('connected', () => (socketConnected = true));
   socket?.client.on('disconnected', () => (socketConnected = false));
   socket?.client.on('reconnecting', () => (socketConnected = false));
+  // HTTP: Bolt's receiver behind our checks (receiver.ts). Handlers only ack and hand work to
+  // `track`, so processing before the response adds no delay; it means an answer is tracked
+  // before Slack sees the 200 (graceful shutdown, deterministic tests).
   const app = socket
     ? new App({ ...common, receiver: socket })
     : new App({
         ...common,
-        signingSecret: config.signingSecret,
-        endpoints: '/slack/events',
-        ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
-        ...installs?.appOptions,
-        // Handlers only ack and hand work to `track`, so this adds no delay; it means an
-        // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
-        processBeforeResponse: true,
+        receiver: createGuardedReceiver({
+          signingSecret: config.signingSecret ?? '',
+          logger: common.logger,
+          log: logger,
+          ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
+          ...installs?.appOptions,
+        }),
       });
 
   const pacer = new Pacer({
@@ -159,6 +163,7 @@ export function createSlackAdapter(
     botToken: (workspace) => (installs ? auth.token(workspace) : config.botToken),
     apiUrl: config.apiUrl,
     admins: config.admins,
+    enterpriseOf: (workspace) => auth.enterpriseId(workspace),
     maxUploadBytes: config.maxUploadBytes,
   });
 

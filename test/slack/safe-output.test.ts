@@ -70,7 +70,9 @@ describe('Slack: safe output', () => {
   });
 
   it('escapes an answer posted and edited where streaming is refused', async () => {
-    const c = (chain = await startChain({ fake: { behaviour: { refuseStreaming: 'not_allowed' } } }));
+    const c = (chain = await startChain({
+      fake: { behaviour: { refuseStreaming: 'not_allowed' } },
+    }));
     c.scripted.set('hostile', { pieces: HOSTILE });
     await c.harness.event(mention('hostile'));
     await c.harness.adapter.idle();
