@@ -2,6 +2,7 @@
 // and numbered sources as `[n] title <url>` (angle brackets: no preview cards), every message
 // within Discord's 2,000 characters of content. What does not fit continues in more messages.
 import type { FinalContent, Notice, Source } from '../../src/bridge/types.js';
+import { unmaskSpoofedLinks, type UnmaskStyle } from '../shared/masked-links.js';
 
 export const DISCORD_MAX_CHARS = 2000;
 /** Discord refuses an empty message; this stands in for an answer with no visible text. */
@@ -51,6 +52,19 @@ export function formatNotice(notice: Notice): string {
   return `> \u26a0\ufe0f ${notice.text.replace(/\n+/g, ' ')}`;
 }
 
+/** The real address after a spoofing label, in <…> so Discord adds no preview card. */
+const unmaskStyle: UnmaskStyle = (label, href) =>
+  `${label} (<${href.replace(/[\s<>]/g, encodeURIComponent)}>)`;
+
+/**
+ * Answer text as Discord should show it: a masked link whose label reads as another address
+ * ("[trusted.example](http://evil.example)") shows the address it really opens. Mentions need
+ * nothing here: every message goes with allowed_mentions {parse: []}.
+ */
+export function safeAnswerText(text: string): string {
+  return unmaskSpoofedLinks(text, unmaskStyle);
+}
+
 /** Cuts text longer than max at the last newline or space before it (a guard: the renderer splits). */
 export function hardSplit(text: string, max: number): string[] {
   const parts: string[] = [];
@@ -71,7 +85,7 @@ export function hardSplit(text: string, max: number): string[] {
  * posted after it. Pieces (notice, sources) are packed greedily, never split inside a line.
  */
 export function renderFinal(content: FinalContent, max = DISCORD_MAX_CHARS): string[] {
-  const messages = hardSplit(content.text.trimEnd(), max);
+  const messages = hardSplit(safeAnswerText(content.text).trimEnd(), max);
   const pieces: string[] = [];
   if (content.notice) pieces.push(formatNotice(content.notice));
   if (content.sources.length > 0) {

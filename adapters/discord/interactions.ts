@@ -36,7 +36,12 @@ export interface InteractionDeps {
   fetch?: FetchLike;
   /** Told of feedback votes (metrics). */
   observer?: BridgeObserver;
+  /** How long autocomplete waits for the service before answering no choices (tests: less). */
+  autocompleteTimeoutMs?: number;
 }
+
+/** Discord drops an autocomplete not answered within 3 s: answer within 2.5, empty if need be. */
+export const AUTOCOMPLETE_TIMEOUT_MS = 2500;
 
 type AnyCommandInteraction = ChatInputCommandInteraction | AutocompleteInteraction;
 
@@ -208,20 +213,41 @@ async function run(deps: InteractionDeps, interaction: ChatInputCommandInteracti
   await answer(interaction, output);
 }
 
+/** Answers an autocomplete in time: its choices, or none when the service is slow or down. */
 async function complete(
   deps: InteractionDeps,
   interaction: AutocompleteInteraction,
 ): Promise<void> {
+  const timeoutMs = deps.autocompleteTimeoutMs ?? AUTOCOMPLETE_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'late')));
+  let choices: { name: string; value: string }[];
+  try {
+    const found = await Promise.race([choicesFor(deps, interaction), late]);
+    if (found === 'late') {
+      deps.logger.info({ timeoutMs }, 'discord: autocomplete answered empty: the service is slow');
+    }
+    choices = found === 'late' ? [] : found;
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'discord: autocomplete answered empty: lookup failed');
+    choices = [];
+  } finally {
+    clearTimeout(timer);
+  }
+  await interaction.respond(choices);
+}
+
+async function choicesFor(
+  deps: InteractionDeps,
+  interaction: AutocompleteInteraction,
+): Promise<{ name: string; value: string }[]> {
   const { noun, verb } = route(interaction);
   const command = findCommand(noun, verb);
   const focused = interaction.options.getFocused(true);
   const spec = command && specFor(command, focused.name);
   const ctx = context(interaction, deps);
   // Names are not shown to someone who may not run the command.
-  if (!command || !spec || (command.permission === 'admin' && !ctx.isAdmin)) {
-    await interaction.respond([]);
-    return;
-  }
+  if (!command || !spec || (command.permission === 'admin' && !ctx.isAdmin)) return [];
   const typed = String(focused.value);
   // A list completes its last item; the items before it are kept in the value.
   const cut = spec.multiple ? typed.lastIndexOf(',') + 1 : 0;
@@ -237,7 +263,7 @@ async function complete(
       .filter((c) => c.toLowerCase().includes(current.toLowerCase()))
       .map((c) => ({ name: c, value: `${before}${c}` }));
   }
-  await interaction.respond(choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES));
+  return choices.filter((c) => c.value.length <= 100).slice(0, MAX_CHOICES);
 }
 
 function ours(interaction: Interaction): boolean {

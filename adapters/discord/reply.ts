@@ -23,6 +23,7 @@ import {
   EMPTY_PLACEHOLDER,
   hardSplit,
   renderFinal,
+  safeAnswerText,
 } from './format.js';
 import { feedbackRow } from './feedback.js';
 import type { ChannelPace } from './pace.js';
@@ -71,7 +72,7 @@ export function rateLimitDelay(error: unknown): number | undefined {
 }
 
 function visible(text: string): string {
-  const first = hardSplit(text, DISCORD_MAX_CHARS)[0] ?? '';
+  const first = hardSplit(safeAnswerText(text), DISCORD_MAX_CHARS)[0] ?? '';
   return first.trim() === '' ? EMPTY_PLACEHOLDER : first;
 }
 

@@ -1,13 +1,17 @@
 // Admin command output as Slack blocks: notices with a mark, fields as section fields, tables and
 // help text monospaced. Slack caps sections at 3,000 characters, fields at 10 per section and a
-// message at 50 blocks; longer output is split, and cut with a note past the block limit.
+// message at 50 blocks (limits.ts), measured on the text as sent, after escaping; longer output
+// is split, and cut with a note past the block limit.
 import { renderBlock, renderText } from '../../src/admin/index.js';
 import type { AdminOutput, FieldsBlock, NoticeTone } from '../../src/admin/index.js';
-import { escapeMrkdwn, type SlackBlock } from './format.js';
+import { escapeMrkdwn, fitEscaped } from './escape.js';
+import type { SlackBlock } from './format.js';
+import { BLOCK_KIT, CHAT } from './limits.js';
 
-const SECTION_LIMIT = 3000;
-const FIELD_LIMIT = 2000;
-const MAX_BLOCKS = 50;
+const SECTION_LIMIT = BLOCK_KIT.sectionText;
+const FIELD_LIMIT = BLOCK_KIT.fieldText;
+const MAX_BLOCKS = BLOCK_KIT.blocksPerMessage;
+const FENCE = '```';
 const MARK: Record<NoticeTone, string> = {
   ok: ':white_check_mark:',
   info: ':information_source:',
@@ -16,13 +20,14 @@ const MARK: Record<NoticeTone, string> = {
 
 const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
 
-/** Monospaced text in code sections, split on line ends to fit the section limit. */
+/** Monospaced text in code sections, split on line ends so each escaped section fits. */
 function codeSections(text: string, title?: string): SlackBlock[] {
-  const limit = SECTION_LIMIT - 8 - (title ? title.length + 4 : 0);
+  const head = title ? `*${escapeMrkdwn(title)}*\n` : '';
+  const limit = SECTION_LIMIT - 2 * FENCE.length - head.length;
   const chunks: string[] = [];
   let current = '';
   for (const rawLine of text.split('\n')) {
-    const line = rawLine.length > limit ? `${rawLine.slice(0, limit - 1)}…` : rawLine;
+    const line = fitEscaped(escapeMrkdwn(rawLine), limit);
     if (current !== '' && current.length + 1 + line.length > limit) {
       chunks.push(current);
       current = line;
@@ -31,25 +36,18 @@ function codeSections(text: string, title?: string): SlackBlock[] {
     }
   }
   chunks.push(current);
-  return chunks.map((chunk, i) =>
-    section(
-      `${i === 0 && title ? `*${escapeMrkdwn(title)}*\n` : ''}\`\`\`${escapeMrkdwn(chunk)}\`\`\``,
-    ),
-  );
+  return chunks.map((chunk, i) => section(`${i === 0 ? head : ''}${FENCE}${chunk}${FENCE}`));
 }
 
 function fieldSections(block: FieldsBlock): SlackBlock[] {
   const fields = block.fields.map(([label, value]) => {
     const text = `*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value || '—')}`;
-    return {
-      type: 'mrkdwn',
-      text: text.length > FIELD_LIMIT ? `${text.slice(0, FIELD_LIMIT - 1)}…` : text,
-    };
+    return { type: 'mrkdwn', text: fitEscaped(text, FIELD_LIMIT) };
   });
   const out: SlackBlock[] = [];
-  if (block.title) out.push(section(`*${escapeMrkdwn(block.title)}*`));
-  for (let i = 0; i < fields.length; i += 10) {
-    out.push({ type: 'section', fields: fields.slice(i, i + 10) });
+  if (block.title) out.push(section(fitEscaped(`*${escapeMrkdwn(block.title)}*`, SECTION_LIMIT)));
+  for (let i = 0; i < fields.length; i += BLOCK_KIT.fieldsPerSection) {
+    out.push({ type: 'section', fields: fields.slice(i, i + BLOCK_KIT.fieldsPerSection) });
   }
   return out;
 }
@@ -60,7 +58,7 @@ export function adminBlocks(output: readonly AdminOutput[]): SlackBlock[] {
     switch (block.kind) {
       case 'notice':
         blocks.push(
-          section(`${MARK[block.tone]} ${escapeMrkdwn(block.text)}`.slice(0, SECTION_LIMIT)),
+          section(fitEscaped(`${MARK[block.tone]} ${escapeMrkdwn(block.text)}`, SECTION_LIMIT)),
         );
         break;
       case 'fields':
@@ -81,8 +79,7 @@ export function adminBlocks(output: readonly AdminOutput[]): SlackBlock[] {
   ];
 }
 
-/** Notification text of an admin answer. */
+/** Notification text of an admin answer: mrkdwn too, so names and values are escaped. */
 export function adminFallbackText(output: readonly AdminOutput[]): string {
-  const text = renderText(output);
-  return text.length > 3000 ? `${text.slice(0, 2999)}…` : text || 'Done.';
+  return fitEscaped(escapeMrkdwn(renderText(output) || 'Done.'), CHAT.fallbackText);
 }

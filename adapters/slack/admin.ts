@@ -53,6 +53,8 @@ export interface SlackAdminDeps {
   botToken: (workspace: string) => string | undefined;
   apiUrl: string;
   admins: readonly string[];
+  /** The Enterprise Grid organization of the workspace's installation (its admins count too). */
+  enterpriseOf?: (workspace: string) => string | undefined;
   maxUploadBytes: number;
   now?: () => Date;
 }
@@ -71,11 +73,24 @@ export const SESSION_RESET_HINT: AdminOutput = {
 export class SlackAdmin {
   constructor(private readonly deps: SlackAdminDeps) {}
 
-  /** Workspace admins and owners (users.info, cached), and the configured CHATBRIDGE_ADMINS. */
+  /**
+   * The configured CHATBRIDGE_ADMINS, and admins and owners (users.info, cached) of this
+   * installation's own team, or on Enterprise Grid of its own organization. A Slack Connect
+   * user from another organization may be an admin there: that does not make them one here.
+   */
   async isAdmin(workspace: string, userId: string): Promise<boolean> {
     if (this.deps.admins.includes(userId)) return true;
     try {
-      return (await this.deps.users.get(workspace, userId)).isWorkspaceAdmin;
+      const user = await this.deps.users.get(workspace, userId);
+      if (!user.isWorkspaceAdmin) return false;
+      if (user.team === workspace) return true;
+      const enterprise = this.deps.enterpriseOf?.(workspace);
+      if (enterprise !== undefined && user.enterprise === enterprise) return true;
+      this.deps.logger.info(
+        { workspace, team: user.team, enterprise: user.enterprise },
+        'slack: an admin of another team or organization is not an admin here',
+      );
+      return false;
     } catch (caught) {
       this.deps.logger.warn(
         { err: caught },

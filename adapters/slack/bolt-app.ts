@@ -7,6 +7,7 @@ import type { StateStore } from '../../src/state/types.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackAdapterConfig } from './config.js';
 import { setUpOAuth, type SlackOAuth } from './oauth.js';
+import { createGuardedReceiver } from './receiver.js';
 
 export interface BoltAppDeps {
   state: StateStore;
@@ -46,7 +47,7 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
   };
   const { oauth } = config;
   const installs = oauth
-    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, logger, now)
+    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, deps.state.dedup, logger, now)
     : undefined;
   // Socket Mode: the receiver is ours, so readiness can follow its connection.
   const socket = config.appToken
@@ -61,17 +62,20 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
   socket?.client.on('connected', () => (socketConnected = true));
   socket?.client.on('disconnected', () => (socketConnected = false));
   socket?.client.on('reconnecting', () => (socketConnected = false));
+  // HTTP: Bolt's receiver behind our checks (receiver.ts). Handlers only ack and hand work to
+  // `track`, so processing before the response adds no delay; it means an answer is tracked
+  // before Slack sees the 200 (graceful shutdown, deterministic tests).
   const app = socket
     ? new App({ ...common, receiver: socket })
     : new App({
         ...common,
-        signingSecret: config.signingSecret,
-        endpoints: '/slack/events',
-        ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
-        ...installs?.appOptions,
-        // Handlers only ack and hand work to `track`, so this adds no delay; it means an
-        // answer is tracked before Slack sees the 200 (graceful shutdown, deterministic tests).
-        processBeforeResponse: true,
+        receiver: createGuardedReceiver({
+          signingSecret: config.signingSecret ?? '',
+          logger: common.logger,
+          log: logger,
+          ...(deps.customRoutes ? { customRoutes: deps.customRoutes } : {}),
+          ...installs?.appOptions,
+        }),
       });
   return {
     app,

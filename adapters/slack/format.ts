@@ -1,18 +1,14 @@
 // How answers look in Slack: the text as a markdown block, numbered sources as mrkdwn links,
 // notices as a visible context line; and incoming Slack markup turned back into plain words.
 import type { Notice, Source } from '../../src/bridge/types.js';
+import { escapeMrkdwn, fitEscaped } from './escape.js';
+import { BLOCK_KIT, CHAT } from './limits.js';
+
+export { escapeMrkdwn } from './escape.js';
 
 export type SlackBlock = Record<string, unknown>;
 
-/** Section text is capped at 3,000 characters by Slack. */
-const SECTION_LIMIT = 3000;
-/** Notification text shown where blocks are not (push notifications, search). */
-const FALLBACK_LIMIT = 3000;
-
-/** Escapes the three characters mrkdwn treats as control characters. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+const SECTION_LIMIT = BLOCK_KIT.sectionText;
 
 /** A link target that cannot close the `<link|title>` form early. */
 function safeLink(link: string): string {
@@ -31,7 +27,7 @@ export function sourceBlocks(sources: Source[]): SlackBlock[] {
   const sections: string[] = [];
   let current = '*Sources*';
   for (const source of sources) {
-    const line = sourceLine(source).slice(0, SECTION_LIMIT - 1);
+    const line = fitEscaped(sourceLine(source), SECTION_LIMIT - 1);
     if (current.length + 1 + line.length > SECTION_LIMIT) {
       sections.push(current);
       current = line;
@@ -66,10 +62,13 @@ export function finalBlocks(text: string, sources: Source[], notice?: Notice): S
   ];
 }
 
-/** The `text` Slack shows in notifications when a message has blocks. */
+/**
+ * The `text` Slack shows in notifications when a message has blocks. `text` is the answer as
+ * already escaped for markdown_text (escape.ts); a notice is ours to escape.
+ */
 export function fallbackText(text: string, notice?: Notice): string {
-  const base = text.trim() === '' ? (notice?.text ?? '…') : text;
-  return base.length > FALLBACK_LIMIT ? `${base.slice(0, FALLBACK_LIMIT - 1)}…` : base;
+  const base = text.trim() === '' ? escapeMrkdwn(notice?.text ?? '…') : text;
+  return fitEscaped(base, CHAT.fallbackText);
 }
 
 export function unescapeMrkdwn(text: string): string {

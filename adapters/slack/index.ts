@@ -192,6 +192,7 @@ function createSlackParts(
     botToken: (workspace) => (installs ? auth.token(workspace) : config.botToken),
     apiUrl: config.apiUrl,
     admins: config.admins,
+    enterpriseOf: (workspace) => auth.enterpriseId(workspace),
     maxUploadBytes: config.maxUploadBytes,
   });
   return { auth, api, router, admin, own };

@@ -6,9 +6,10 @@
 import type { App, AppOptions } from '@slack/bolt';
 import type { Logger } from '../../src/log.js';
 import { EncryptedInstallations } from '../../src/state/index.js';
-import type { SealedMap } from '../../src/state/types.js';
+import type { Dedup, SealedMap } from '../../src/state/types.js';
 import type { SlackOAuthConfig } from './config.js';
 import { SlackInstallationStore, type TokensRevoked } from './installations.js';
+import { singleUseStateStore } from './oauth-state.js';
 import type { WorkspaceAuth } from './workspace-auth.js';
 
 export const INSTALL_PATH = '/slack/install';
@@ -61,18 +62,20 @@ export function setUpOAuth(
   oauth: SlackOAuthConfig,
   apiUrl: string,
   sealed: SealedMap,
+  dedup: Dedup,
   logger: Logger,
   now: () => number,
 ): SlackOAuth {
   const records = new EncryptedInstallations(sealed, oauth.secretKey, now);
   const store = new SlackInstallationStore(records, logger);
-  return { records, store, appOptions: oauthAppOptions(oauth, apiUrl, store) };
+  return { records, store, appOptions: oauthAppOptions(oauth, apiUrl, store, dedup) };
 }
 
 function oauthAppOptions(
   oauth: SlackOAuthConfig,
   apiUrl: string,
   store: SlackInstallationStore,
+  dedup: Dedup,
 ): SlackOAuth['appOptions'] {
   return {
     clientId: oauth.clientId,
@@ -86,6 +89,9 @@ function oauthAppOptions(
       installPath: INSTALL_PATH,
       redirectUriPath: REDIRECT_PATH,
       authorizationUrl: authorizationUrl(apiUrl),
+      stateStore: singleUseStateStore(oauth.stateSecret, dedup),
+      // oauth.v2.access goes to the configured Web API too.
+      clientOptions: { slackApiUrl: apiUrl },
     },
   };
 }

@@ -1,6 +1,11 @@
 // The Slack reply surface for one answer in one thread: limits the engine's renderer reads,
 // the working indicator, and messages that stream natively or fall back to post-and-edit.
-import type { ReplyMessage, ReplyTarget, SurfaceLimits } from '../../src/bridge/types.js';
+import type {
+  FinalContent,
+  ReplyMessage,
+  ReplyTarget,
+  SurfaceLimits,
+} from '../../src/bridge/types.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import type { Logger } from '../../src/log.js';
 import { isPermanentError, type WorkspaceFeatures } from './features.js';
@@ -11,10 +16,14 @@ import {
   withoutClosers,
   type MessageOptions,
 } from './messages.js';
+import { slackMarkdown } from './escape.js';
 import { errorCode, messageTs, type SlackApi } from './web.js';
 import { WorkingIndicator } from './working.js';
 
-/** Below the 12,000-character markdown limit, with room for sources and notices. */
+/**
+ * Below the 12,000-character markdown limit, with room for escaping (escape.ts; what escaping
+ * still pushes past 12,000 is cut with "…").
+ */
 export const SLACK_MAX_CHARS = 9000;
 /** Slack expires a stream after about five minutes: roll over well before. */
 export const SLACK_MAX_MESSAGE_AGE_MS = 270_000;
@@ -96,16 +105,29 @@ export function createSlackReplyTarget(
     }
   };
 
+  const open = async (text: string): Promise<ReplyMessage> => {
+    if (text.trim() !== '' && features.streaming(place.workspace, kind)) {
+      const streamed = await startStream(text);
+      if (streamed) return streamed;
+    }
+    return EditedMessage.post(messageOptions, text);
+  };
+
   return {
     limits: slackLimits(features.streaming(place.workspace, kind)),
     showWorking: () => working.show(),
     stopWorking: () => working.stop(),
     async openMessage(text: string): Promise<ReplyMessage> {
-      if (text.trim() !== '' && features.streaming(place.workspace, kind)) {
-        const streamed = await startStream(text);
-        if (streamed) return streamed;
-      }
-      return EditedMessage.post(messageOptions, text);
+      return escaped(await open(slackMarkdown(text)));
     },
+  };
+}
+
+/** The answer's text escaped on its way in (escape.ts): messages.ts only sees Slack's form. */
+function escaped(message: ReplyMessage): ReplyMessage {
+  return {
+    update: (text: string) => message.update(slackMarkdown(text)),
+    finish: (content: FinalContent) =>
+      message.finish({ ...content, text: slackMarkdown(content.text) }),
   };
 }

@@ -6,6 +6,8 @@ export interface SlackUser {
   id: string;
   name: string;
   team?: string;
+  /** Enterprise Grid: the organization the user belongs to. */
+  enterprise?: string;
   isWorkspaceAdmin: boolean;
   isBot: boolean;
 }
@@ -20,6 +22,7 @@ interface UsersInfoUser {
   name?: string;
   real_name?: string;
   team_id?: string;
+  enterprise_user?: { enterprise_id?: string };
   is_admin?: boolean;
   is_owner?: boolean;
   is_primary_owner?: boolean;
@@ -59,6 +62,9 @@ export class SlackUsers {
       name:
         raw.profile?.display_name || raw.profile?.real_name || raw.real_name || raw.name || userId,
       ...(raw.team_id ? { team: raw.team_id } : {}),
+      ...(raw.enterprise_user?.enterprise_id
+        ? { enterprise: raw.enterprise_user.enterprise_id }
+        : {}),
       isWorkspaceAdmin: Boolean(raw.is_admin || raw.is_owner || raw.is_primary_owner),
       isBot: Boolean(raw.is_bot),
     };

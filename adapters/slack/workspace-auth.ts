@@ -51,6 +51,11 @@ export class WorkspaceAuth {
     return this.grants.get(workspace)?.botUserId;
   }
 
+  /** The Enterprise Grid organization the workspace's installation belongs to, if any. */
+  enterpriseId(workspace: string): string | undefined {
+    return this.grants.get(workspace)?.enterpriseId;
+  }
+
   token(workspace: string): string | undefined {
     return this.grants.get(workspace)?.token;
   }

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
 import { FakeOAuth } from './fake-oauth.js';
+import { assertSlackConformance } from '../conformance/slack/check.js';
 
 // Fake tokens with the real prefixes, assembled so no token-shaped literal sits in the repo.
 export const BOT_TOKEN = ['xoxb', 'test-bot-token-0000'].join('-');
@@ -109,6 +110,8 @@ export class FakeSlack {
     this.sockets.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Every request the bridge sent, checked against Slack's published shapes and limits.
+    assertSlackConformance(this.calls);
   }
 
   /** The next `count` calls of `method` answer 429 with Retry-After. */

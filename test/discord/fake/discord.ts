@@ -1,6 +1,7 @@
 // A fake Discord on loopback for the real discord.js client: the REST routes chatbridge uses,
 // a CDN for attachments, and a gateway (see gateway.ts). Everything the bot does is recorded,
 // and tests wait on its events rather than on the clock.
+import { assertDiscordConformance } from '../../conformance/discord/check.js';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -163,6 +164,8 @@ export class FakeDiscord extends EventEmitter {
     this.gateway.close();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    // Every API request the bridge sent, checked against Discord's OpenAPI description.
+    assertDiscordConformance(this.requests.filter((r) => !r.path.startsWith('/cdn/')));
   }
 
   route(method: string, pattern: string, handler: Route): void {
