@@ -38,6 +38,9 @@ export const ErrorCode = {
   // The local service
   HttpResponse: 'chatbridge_http_response',
   SourceDuplicate: 'chatbridge_source_duplicate',
+  FileTypeUnsupported: 'chatbridge_file_type_unsupported',
+  ExtractionLimit: 'chatbridge_extraction_limit',
+  FetchFailed: 'chatbridge_fetch_failed',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

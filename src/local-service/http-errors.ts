@@ -2,7 +2,6 @@
 // become their status; anything unexpected becomes a 500 without internals (never a stack).
 import { CodedError, ErrorCode, isCodedError } from '../errors.js';
 import { isServiceError } from '../service/errors.js';
-import { UnsupportedFileTypeError } from './knowledge/types.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; field?: string };
@@ -99,6 +98,12 @@ function fromCodedError(error: CodedError): ErrorResponse | undefined {
       const field = isServiceError(error) ? error.field : undefined;
       return { status: 400, body: errorBody('validation', error.message, field), headers: {} };
     }
+    case ErrorCode.FileTypeUnsupported:
+      return {
+        status: 415,
+        body: errorBody('unsupported_file_type', error.message, 'file'),
+        headers: {},
+      };
     default:
       return undefined;
   }
@@ -107,14 +112,6 @@ function fromCodedError(error: CodedError): ErrorResponse | undefined {
 export function toErrorResponse(error: unknown, limits: ErrorLimits): ErrorResponse {
   const coded = isCodedError(error) ? fromCodedError(error) : undefined;
   if (coded) return coded;
-  // knowledge/'s errors are not coded yet (another change owns that folder).
-  if (error instanceof UnsupportedFileTypeError) {
-    return {
-      status: 415,
-      body: errorBody('unsupported_file_type', error.message, 'file'),
-      headers: {},
-    };
-  }
   const code = (error as { code?: unknown } | null)?.code;
   if (isStoreBusy(error)) {
     // Another process held the store's write lock past the busy timeout: worth a retry.

@@ -9,12 +9,12 @@
 // twice, or the same URL added twice, answer 409 with the existing data source as the body (a
 // failed URL is fetched again instead).
 import { createHash } from 'node:crypto';
+import { ErrorCode, isCodedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { HttpError, isStoreBusy } from './http-errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { FetchedPage, KnowledgePort } from './knowledge-port.js';
 import { type PreparedText, prepareText } from './knowledge/chunk-store.js';
-import { ExtractionLimitError, UnsupportedFileTypeError } from './knowledge/types.js';
 import { type SourceRecord, sourceWire } from './records.js';
 import type { Repository } from './repository.js';
 import { DuplicateSourceError } from './sources.js';
@@ -94,7 +94,7 @@ export class Ingestor {
     } catch (error) {
       this.count(record.type, 'failed');
       const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof ExtractionLimitError) {
+      if (isCodedError(error, ErrorCode.ExtractionLimit)) {
         const named = record.file_name === '' ? '' : `"${record.file_name}": `;
         throw new HttpError(422, 'extraction_limit', `${field}: refused: ${named}${reason}`, {
           field,
@@ -152,10 +152,10 @@ export class Ingestor {
       return await this.knowledge.extractText(input.fileName, input.bytes, input.contentType);
     } catch (error) {
       this.count('upload', 'failed');
-      if (error instanceof UnsupportedFileTypeError || error instanceof HttpError) throw error;
+      if (isCodedError(error, ErrorCode.FileTypeUnsupported, ErrorCode.HttpResponse)) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       // A well-formed file that asks for more text, memory or time than one file may take.
-      if (error instanceof ExtractionLimitError) {
+      if (isCodedError(error, ErrorCode.ExtractionLimit)) {
         throw new HttpError(422, 'extraction_limit', `file: refused: ${reason}`, {
           field: 'file',
         });

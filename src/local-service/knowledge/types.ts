@@ -1,5 +1,6 @@
 // The contract between the local service's HTTP side (routes, storage, agents, streaming) and
 // its knowledge side (text extraction, URL fetching, chunking, FTS5 retrieval, answer writing).
+import { CodedError, ErrorCode } from '../../errors.js';
 import type { CiteEntry } from '../../service/types.js';
 
 /** A data source's text, ready to be chunked and indexed. */
@@ -60,13 +61,15 @@ export interface KnowledgeIndex {
 }
 
 /** Thrown by text extraction for a file type it does not read (the route answers 415). */
-export class UnsupportedFileTypeError extends Error {
+export class UnsupportedFileTypeError extends CodedError {
   constructor(
     readonly fileName: string,
     readonly accepted: readonly string[],
   ) {
-    super(`file type not allowed: "${fileName}"; accepted: ${accepted.join(' ')}`);
-    this.name = 'UnsupportedFileTypeError';
+    super(
+      ErrorCode.FileTypeUnsupported,
+      `file type not allowed: "${fileName}"; accepted: ${accepted.join(' ')}`,
+    );
   }
 }
 
@@ -74,10 +77,9 @@ export class UnsupportedFileTypeError extends Error {
  * A file refused by a limit of text extraction (text too long, a .docx inflating too far, too
  * slow, too much memory): the file is not damaged, it asks for more than is allowed.
  */
-export class ExtractionLimitError extends Error {
+export class ExtractionLimitError extends CodedError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ExtractionLimitError';
+    super(ErrorCode.ExtractionLimit, message);
   }
 
   static textTooLong(maxTextBytes: number): ExtractionLimitError {
@@ -86,10 +88,9 @@ export class ExtractionLimitError extends Error {
 }
 
 /** Why a URL could not be read; becomes the data source's error reason. */
-export class FetchFailedError extends Error {
+export class FetchFailedError extends CodedError {
   constructor(message: string) {
-    super(message);
-    this.name = 'FetchFailedError';
+    super(ErrorCode.FetchFailed, message);
   }
 }
 
