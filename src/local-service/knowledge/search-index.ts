@@ -14,7 +14,14 @@ import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
 import { bestWindow, unitsOf, weighedIn, type Weights, windowText } from './passage.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
-import { isStopword, questionWordsOf, stemOf, stemsOf, termsOf as termsOfText } from './words.js';
+import {
+  cjkShare,
+  isStopword,
+  questionWordsOf,
+  stemOf,
+  stemsOf,
+  termsOf as termsOfText,
+} from './words.js';
 
 /** Chunks bm25 hands to the rerank: enough to hold the answer (FTS5's top 3 holds it far more
  * often than its top 1), few enough to read each one in well under a millisecond. */
@@ -36,6 +43,12 @@ export const PREVIOUS_WEIGHT = 0.3;
  * does not.
  */
 const BM25_SHARE = 0.5;
+/**
+ * The share of a chunk's score that follows how much of it is written in the question's
+ * script (CJK or not): asked in English, the English README answers before its Chinese
+ * translation, and the other way round; a chunk in the other script can still answer.
+ */
+const SCRIPT_SHARE = 0.5;
 /** How much a heading path naming the question lifts a chunk (at most 1.5×): a section
  * titled with the question's words, and little else, is about it. */
 const HEADING_WEIGHT = 0.5;
@@ -251,14 +264,18 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const rows = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
+    const asksInCjk = cjkShare(query) > 0.5;
     const passages = rows.map((row) => {
       const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
       const units = unitsOf(row.text);
       const window = bestWindow(units, weights, heading);
       // bm25's rank, times what it cannot see: the share of the question the best window holds
       // together, and a heading that names the question.
+      const cjk = cjkShare(row.text);
+      const inScript = asksInCjk ? cjk : 1 - cjk;
       const score =
         (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
+          (1 - SCRIPT_SHARE + SCRIPT_SHARE * inScript) *
           window.coverage *
           (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title)) +
         (cited.has(row.uuid) ? Number.EPSILON : 0); // ties: the source the last answer cited

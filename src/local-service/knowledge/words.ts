@@ -18,6 +18,14 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 export const hasCjk = (text: string): boolean => CJK.test(text);
 
+const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'g');
+
+/** The share of a text's letters written in CJK script, 0..1. */
+export function cjkShare(text: string): number {
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  return letters === 0 ? 0 : (text.match(CJK_ALL)?.length ?? 0) / letters;
+}
+
 /** A run of CJK script as its overlapping character pairs; a single character stands alone. */
 function bigrams(run: string): string[] {
   const chars = [...run];

@@ -168,6 +168,24 @@ describe('extractive answers', () => {
     expect(config.answer.text).toContain('設定ファイルは config.toml です。');
   });
 
+  it('answers from the document in the question’s script when both languages say it', async () => {
+    const en = doc(
+      'en',
+      'README.md',
+      '# Relay\n\nRelay is a message broker for small teams. It stores messages on disk, delivers them in order, and keeps working when a consumer is slow or goes away for a while.',
+    );
+    const zh = doc(
+      'zh',
+      'README-zh.md',
+      '# Relay\n\nRelay 是一个为小团队设计的消息代理。Relay 很快，Relay 很小。',
+    );
+    const english = await ask('what is relay?', {}, [zh, en]);
+    const first = (text: string) => text.split('\n\n')[0];
+    expect(first(english.answer.text)).toContain('Relay is a message broker for small teams.');
+    const chinese = await ask('Relay 是什么消息代理？', {}, [en, zh]);
+    expect(first(chinese.answer.text)).toContain('Relay 是一个为小团队设计的消息代理。');
+  });
+
   it('never fails on a hostile or empty question', async () => {
     const hostile = [
       '',
