@@ -29,8 +29,8 @@ const RERANK_DEPTH = 20;
 /** bm25() column weights: scope (never scored), title, heading path, text. A word in a
  * section's heading says what the section is about; in its text, it may be in passing. */
 const RANK = 'bm25(chunks_fts, 0.0, 2.0, 3.0, 1.0)';
-/** Chunks counted for a word's rarity, at most: a word in more is common, and searched only
- * when the rare words find too few chunks. Counting and ranking 5,000 chunks takes a few ms. */
+/** Chunks counted for a word's rarity, at most, and reached by one OR: a word in more is
+ * common. Counting or ranking 5,000 chunks takes a few milliseconds. */
 const DF_COUNTED = 5000;
 /** A previous question's words, for a follow-up: each weighs this share of its rarity, and
  * all together at most this share of the question's own: enough to find the topic, never to
@@ -188,10 +188,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
   }
 
   /**
-   * The chunks bm25 ranks best for the words, found by the cheapest search that finds enough:
-   * those holding every word (FTS5 intersects its lists); else those holding any of the rare
-   * words (bm25 is computed for every chunk a searched word is in: a common word would cost a
-   * pass over much of the table, for a word bm25 weighs at nearly nothing); else any.
+   * The chunks bm25 ranks best for the words, found by the cheapest search that finds enough.
+   * FTS5 computes bm25 for every chunk a query matches, so a query costs the rows its words
+   * reach: the rarest words together first (FTS5 intersects their lists), dropping the
+   * commonest one at a time while fewer than RERANK_DEPTH chunks hold them all; then the
+   * rarest words OR-ed, as many as reach at most DF_COUNTED chunks. Common words wait for the
+   * rerank unless the question has no other.
    */
   function candidates(
     chatbot: { id: number; chunks: number | null },
@@ -216,15 +218,28 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
         return mine.slice(0, RERANK_DEPTH);
       return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
     };
-    if (terms.length > 1) {
-      const every = search(terms.map((t) => quoted(t.word)).join(' AND '));
+    // Rarest first; the common words wait unless there is nothing else.
+    const ordered = [...terms].sort((a, b) => a.df - b.df);
+    const telling = ordered.some((t) => t.df < DF_COUNTED)
+      ? ordered.filter((t) => t.df < DF_COUNTED)
+      : ordered;
+    for (let k = telling.length; k >= 2; k--) {
+      const every = search(
+        telling
+          .slice(0, k)
+          .map((t) => quoted(t.word))
+          .join(' AND '),
+      );
       if (every.length >= RERANK_DEPTH) return every;
     }
-    // The rare words carry most of the question's weight: a chunk holding none of them could
-    // not be trusted anyway (compose.ts), so common words alone are searched only when no word
-    // of the question is rare.
-    const rare = terms.filter((t) => t.df < DF_COUNTED);
-    return search(matchOf(rare.length > 0 ? rare : terms));
+    const batch: Term[] = [];
+    let rows = 0;
+    for (const term of telling) {
+      if (batch.length > 0 && rows + term.df > DF_COUNTED) break;
+      batch.push(term);
+      rows += term.df;
+    }
+    return search(matchOf(batch));
   }
 
   function ownBm25(rows: Row[], own: Term[]): Row[] {
