@@ -79,6 +79,10 @@ interface Term {
 
 const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
 
+/** Whether a word in `df` of `total` chunks tells them apart: some hold it, most do not
+ * (bm25's own idf is nothing for a word in half the chunks). */
+const telling = (df: number, total: number) => df > 0 && df <= total / 2;
+
 /** The words one edit from a word (a letter left out, swapped, changed or put in). */
 function oneEditAway(word: string): string[] {
   const letters = 'abcdefghijklmnopqrstuvwxyz';
@@ -172,12 +176,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const terms: Term[] = [];
     const words = questionWordsOf(query);
     // A question made only of common words ("what does it say about opens at nine?") is
-    // searched by those of them the sources hold: the list is a default, not a reason to
-    // ignore a question.
+    // searched by those of them that tell chunks apart: the list is a default, not a reason
+    // to ignore a question.
     const topical = words.some((word) => !isStopword(word));
     for (const word of words) {
       if (topical && isStopword(word)) continue;
-      if (!topical && dfOf(word) === 0) continue; // of common words, those the sources hold
+      if (!topical && !telling(dfOf(word), total)) continue;
       const known = spelled(word);
       const stem = stemOf(known.word);
       if (skip.has(stem)) continue;
@@ -220,12 +224,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     };
     // Rarest first; the common words wait unless there is nothing else.
     const ordered = [...terms].sort((a, b) => a.df - b.df);
-    const telling = ordered.some((t) => t.df < DF_COUNTED)
+    const rare = ordered.some((t) => t.df < DF_COUNTED)
       ? ordered.filter((t) => t.df < DF_COUNTED)
       : ordered;
-    for (let k = telling.length; k >= 2; k--) {
+    for (let k = rare.length; k >= 2; k--) {
       const every = search(
-        telling
+        rare
           .slice(0, k)
           .map((t) => quoted(t.word))
           .join(' AND '),
@@ -234,7 +238,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     }
     const batch: Term[] = [];
     let rows = 0;
-    for (const term of telling) {
+    for (const term of rare) {
       if (batch.length > 0 && rows + term.df > DF_COUNTED) break;
       batch.push(term);
       rows += term.df;
