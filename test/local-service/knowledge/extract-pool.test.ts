@@ -57,7 +57,7 @@ describe('ExtractionPool', () => {
       const started: string[] = [];
       const pool = poolOf({
         workers: 1,
-        timeoutMs: 1000,
+        timeoutMs: 3000,
         onJobStart: ({ kind }) => started.push(kind),
       });
       const bomb = read(pool, 'slow.pdf', slowPdf);
@@ -65,7 +65,7 @@ describe('ExtractionPool', () => {
       const next = read(pool, 'after.pdf', buildPdf(['Still answering.']));
       const error = await bomb.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionLimitError);
-      expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 1 s');
+      expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 3 s');
       expect((await next).text).toBe('Still answering.');
       expect(started).toEqual(['pdf', 'pdf']);
       expect(pool.size).toBe(1);
