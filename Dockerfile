@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # The same steps CI runs (.ci/run): npm ci, npm run build; then the runtime installs with
-# npm ci --omit=dev. better-sqlite3 and sqlite3 build from source where no prebuilt binary can
-# be fetched, so the build tools are present while installing and removed in the same layer.
+# npm ci --omit=dev. better-sqlite3 (the one native module) builds from source where no prebuilt
+# binary can be fetched, so the build tools are present while installing and removed in the same
+# layer.
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app

@@ -1,12 +1,56 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects. `unit` runs in this process's workers only: loopback fakes, the local service
+// in-process, fake or injected clocks, no child process and no file over 10 MB
+// (`npm run test:unit`). `system` is what needs more: child processes (the CLI, service
+// processes killed mid-write), a real Redis server, and hostile files (bombs) against the
+// extraction limits. `npm test` runs both.
+const system = [
+  // Child processes.
+  'test/admin/cli-export.test.ts',
+  'test/cli.test.ts',
+  'test/console/console-e2e.test.ts',
+  'test/local-service/command.test.ts',
+  'test/local-service/processes.test.ts',
+  'test/service/cli-connection.test.ts',
+  // A real Redis server.
+  'test/bridge/replicas-redis.test.ts',
+  'test/state/redis.test.ts',
+  'test/state/rate-budget.test.ts',
+  // Bombs and the extraction limits they cross.
+  'test/local-service/hostile-files.test.ts',
+  'test/local-service/knowledge/extract-limits.test.ts',
+  'test/local-service/knowledge/extract-pool.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // Each file gets its own worker; servers bind random loopback ports.
+    // Test files share a worker's module cache: the libraries are imported once per worker, not
+    // once per file (that was most of the suite's time). Files share no state: each opens its
+    // own servers (random loopback ports), stores and fakes, and restores fake timers.
     pool: 'forks',
+    poolOptions: { forks: { isolate: false } },
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: system,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          include: system,
+          // The CLI's child processes start from JavaScript built once for the run.
+          globalSetup: ['test/build-once.ts'],
+        },
+      },
+    ],
   },
 });

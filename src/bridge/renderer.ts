@@ -85,7 +85,7 @@ export class Renderer {
     this.dirty = true;
     // A call in flight pumps when it lands; a pending timer pumps when due, unless it is a
     // far-off one (message age) and an update could go out sooner.
-    if (this.slots.some((s) => s.inFlight)) return;
+    if (this.slots.some((s) => s.inFlight !== undefined)) return;
     if (this.timer === undefined || this.timerAt > this.nextUpdateDue()) this.pump();
   }
 

@@ -70,7 +70,8 @@ function registerJsonParser(app: FastifyInstance): void {
     } catch (error) {
       return done(error as HttpError, undefined);
     }
-    parse(request, text, done);
+    // Fastify's default JSON parser is synchronous; its type admits a promise.
+    void parse(request, text, done);
   });
 }
 

@@ -9,10 +9,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvRedis from '@keyv/redis';
-import { KeyvSqlite } from '@keyv/sqlite';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import { createClient } from 'redis';
 import type { Logger } from '../log.js';
+import { KeyvBetterSqlite, openSqliteFile } from './sqlite-store.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
@@ -126,11 +126,13 @@ export async function openKeyvStore(
     kind === 'redis'
       ? await connectRedis(url, options.connectTimeoutMs ?? 5_000, options.logger)
       : undefined;
+  // SQLite: one connection for all namespaces, opened on first use (inside the probe below,
+  // so a bad path fails there).
+  let sqlite: ReturnType<typeof openSqliteFile> | undefined;
   const adapterFor = (): KeyvStoreAdapter | Map<string, unknown> => {
     if (redis) return new KeyvRedis(redis, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
-    if (kind === 'sqlite') {
-      return new KeyvSqlite({ uri: `sqlite://${sqlitePath(url)}`, busyTimeout: 10_000 });
-    }
+    if (kind === 'sqlite')
+      return new KeyvBetterSqlite((sqlite ??= openSqliteFile(sqlitePath(url), 10_000)));
     return new Map();
   };
   const spaces = new Map<string, Keyv>();
@@ -144,6 +146,7 @@ export async function openKeyvStore(
     await open('__probe').get('probe');
   } catch (err) {
     if (redis?.isOpen) redis.destroy();
+    sqlite?.close();
     const reason = maskUrl(err instanceof Error ? err.message : String(err));
     throw new Error(`store URL "${displayUrl}": cannot open: ${reason}`);
   }
@@ -162,6 +165,7 @@ export async function openKeyvStore(
       // The Redis adapters share one connection: close it once, not once per namespace.
       if (redis) await redis.close().catch(() => redis.destroy());
       else await Promise.all([...spaces.values()].map((space) => space.disconnect()));
+      sqlite?.close();
       spaces.clear();
     },
   };

@@ -10,6 +10,7 @@ import {
   serviceOptionsFrom,
   startLocalService,
 } from '../../src/local-service/index.js';
+import { built } from '../run-cli.js';
 import { createServiceClient } from '../../src/service/index.js';
 import { expectModelGivenUp, startSilentLlm } from './silent-llm.js';
 
@@ -241,10 +242,10 @@ describe('runServiceCommand', () => {
   });
 
   it('stops cleanly on SIGTERM as its own process', async () => {
-    const script = resolve(import.meta.dirname, 'fixtures/run-service.ts');
+    const script = built('test/local-service/fixtures/run-service.ts');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', script, '--port', '0', '--api-key', 'k1', '--store', 'memory://'],
+      [script, '--port', '0', '--api-key', 'k1', '--store', 'memory://'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, LOG_LEVEL: 'silent' },

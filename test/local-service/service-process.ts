@@ -2,10 +2,10 @@
 // tests of several processes on one SQLite file and of a crash (kill -9) mid-write.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
+import { built } from '../run-cli.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -20,10 +20,10 @@ export async function startServiceProcess(
   storeUrl: string,
   apiKey: string,
 ): Promise<ServiceProcess> {
-  const script = resolve(import.meta.dirname, 'fixtures/run-service.ts');
+  const script = built('test/local-service/fixtures/run-service.ts');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', script, '--port', '0', '--api-key', apiKey, '--store', storeUrl],
+    [script, '--port', '0', '--api-key', apiKey, '--store', storeUrl],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent' } },
   );
   let stderr = '';

@@ -12,21 +12,28 @@ import { createConversation } from '../../src/bridge/index.js';
 import { startChain, storedQueries, type Chain } from './e2e-setup.js';
 import type { FakeCall } from './fake-slack.js';
 import { TEAM } from './fake-slack.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
 import { ALICE, BOSS, Harness, message, nextTs } from './harness.js';
 
 let chain: Chain | undefined;
 const extra: Harness[] = [];
+// Slack lets about one message a second into a channel: on fake time, a pane thread's
+// greeting, title and answers go at Slack's pace without the test waiting seconds for them.
+let time: FakeTime | undefined;
 afterEach(async () => {
   for (const replica of extra.splice(0)) {
-    await replica.adapter.idle();
+    await replica.idle();
     await replica.adapter.stop();
   }
   await chain?.close();
   chain = undefined;
+  time?.restore();
+  time = undefined;
 });
 
 async function begin(): Promise<Chain> {
-  chain = await startChain();
+  time = useFakeTime();
+  chain = await startChain({ time });
   chain.harness.fake.workspace.channels.set('C2', 'sales');
   chain.answerFor = (query) => ({ pieces: [`Answer to ${query}`] });
   return chain;
@@ -57,7 +64,7 @@ async function openPane(c: Chain, viewing: string | undefined): Promise<string> 
   const thread = c.harness.fake.workspace.userMessage({ channel: DM, user: ALICE, text: '' }).ts;
   const { status } = await c.harness.event(paneEvent('assistant_thread_started', thread, viewing));
   expect(status).toBe(200);
-  await c.harness.adapter.idle();
+  await c.harness.idle();
   return thread;
 }
 
@@ -75,7 +82,7 @@ function promptsOf(c: Chain, thread: string): string[] | undefined {
 
 async function admin(c: Chain, line: string, channel = 'C1'): Promise<void> {
   expect(await c.harness.command(line, BOSS, channel)).toBe(200);
-  await c.harness.adapter.idle();
+  await c.harness.idle();
 }
 
 /** A question in the pane's thread, answered through the ordinary path. */
@@ -89,7 +96,7 @@ async function ask(c: Chain, thread: string, text: string, harness = c.harness) 
   });
   const event = message(text, { channel: DM, channel_type: 'im', thread_ts: thread, ts });
   await harness.event(event);
-  await harness.adapter.idle();
+  await harness.idle();
   return event;
 }
 
@@ -142,7 +149,7 @@ describe('Slack assistant pane', () => {
       eventId: started.eventId,
       retryNum: 1,
     });
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(greetingOf(c, thread)).toEqual([DEFAULT_ASSISTANT_GREETING]);
     expect(c.harness.fake.callsOf('assistant.threads.setSuggestedPrompts')).toHaveLength(0);
   });
@@ -176,7 +183,7 @@ describe('Slack assistant pane', () => {
     expect(await sessionChatbot(c, thread)).toBe(c.chatbotUuid);
 
     await c.harness.event(paneEvent('assistant_thread_context_changed', thread, 'C2'));
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await c.harness.state.viewingContexts.get(`slack:${TEAM}:${DM}:${thread}`)).toEqual({
       channel: 'C2',
       workspace: TEAM,
@@ -201,7 +208,7 @@ describe('Slack assistant pane', () => {
         .map((call) => (call.args.prompts as { message: string }[]).map((p) => p.message));
     const move = async (viewing: string) => {
       await c.harness.event(paneEvent('assistant_thread_context_changed', thread, viewing));
-      await c.harness.adapter.idle();
+      await c.harness.idle();
     };
     await move('C3'); // the same prompts as #general: nothing to change
     expect(promptCalls()).toEqual([DEFAULT_ASSISTANT_PROMPTS]);
@@ -222,6 +229,7 @@ describe('Slack assistant pane', () => {
       client: c.client,
       state: c.harness.state,
       slack: c.harness.fake,
+      ...(time ? { time } : {}),
     });
     extra.push(replica);
     await ask(c, thread, 'asked on the other replica', replica);
@@ -234,11 +242,11 @@ describe('Slack assistant pane', () => {
     const c = await begin();
     const root = message('hello there', { channel: 'D8', channel_type: 'im' });
     await c.harness.event(root);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     await c.harness.event(
       message('a follow-up', { channel: 'D8', channel_type: 'im', thread_ts: root.ts }),
     );
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await storedQueries(c, 'D8', root.ts)).toHaveLength(2);
     expect(c.harness.fake.callsOf('chat.startStream')).toHaveLength(2);
     expect(c.harness.fake.callsOf('assistant.threads.setTitle')).toHaveLength(0);

@@ -10,6 +10,7 @@ import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState } from '../../src/state/index.js';
+import type { FakeTime } from '../fake-time.js';
 import type { FakeSlackOptions } from './fake-slack.js';
 import { TEAM } from './fake-slack.js';
 import { Harness } from './harness.js';
@@ -40,6 +41,8 @@ export interface ChainOptions {
   methodLimits?: Record<string, number>;
   /** Told of API calls and feedback votes (metrics). */
   observer?: BridgeObserver;
+  /** Fake time the chain runs on (test/fake-time.ts). */
+  time?: FakeTime;
 }
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
@@ -82,6 +85,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     ...(options.admins ? { admins: options.admins } : {}),
     ...(options.methodLimits ? { methodLimits: options.methodLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.time ? { time: options.time } : {}),
   });
   return {
     harness,

@@ -14,6 +14,7 @@ import {
   type SlackAdapter,
   type SlackOAuthConfig,
 } from '../../adapters/slack/index.js';
+import type { FakeTime } from '../fake-time.js';
 import { BOT_TOKEN, BOT_USER, FakeSlack, TEAM, type FakeSlackOptions } from './fake-slack.js';
 
 export const SIGNING_SECRET = 'test-signing-secret';
@@ -45,6 +46,11 @@ export interface HarnessOptions {
   methodWindowMs?: number;
   /** The adapter's clock (pacing, edit intervals). */
   now?: () => number;
+  /**
+   * Fake time (test/fake-time.ts) the whole chain runs on: the harness's requests and idle()
+   * move it on until they are done, so pacing waits cost no wall-clock time.
+   */
+  time?: FakeTime;
   drainMs?: number;
   /** Many workspaces installed through OAuth instead of BOT_TOKEN (oauth-flow.ts installs). */
   oauth?: SlackOAuthConfig;
@@ -60,7 +66,17 @@ export class Harness {
     readonly fake: FakeSlack,
     readonly adapter: SlackAdapter,
     readonly state: StateStore,
+    private readonly time?: FakeTime,
   ) {}
+
+  /** Resolves once the adapter has finished what it was handed (on fake time, moving it on). */
+  idle(): Promise<void> {
+    return this.settle(this.adapter.idle());
+  }
+
+  private settle<T>(promise: Promise<T>): Promise<T> {
+    return this.time ? this.time.settle(promise) : promise;
+  }
 
   static async start(options: HarnessOptions): Promise<Harness> {
     const fake = options.slack ?? (await new FakeSlack(options.fake).start());
@@ -98,7 +114,7 @@ export class Harness {
       },
     );
     await adapter.start();
-    return new Harness(fake, adapter, state);
+    return new Harness(fake, adapter, state, options.time);
   }
 
   get url(): string {
@@ -111,7 +127,7 @@ export class Harness {
   }
 
   async close(): Promise<void> {
-    await this.adapter.idle();
+    await this.idle();
     await this.adapter.stop();
     await this.fake.close();
     await this.state.close();
@@ -119,12 +135,16 @@ export class Harness {
 
   /** POSTs a signed body; returns the HTTP status and text. */
   async post(body: string, contentType: string, headers: Record<string, string> = {}) {
-    const response = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': contentType, ...sign(body), ...headers },
-      body,
-    });
-    return { status: response.status, text: await response.text() };
+    return this.settle(
+      (async () => {
+        const response = await fetch(this.url, {
+          method: 'POST',
+          headers: { 'content-type': contentType, ...sign(body), ...headers },
+          body,
+        });
+        return { status: response.status, text: await response.text() };
+      })(),
+    );
   }
 
   /** Delivers an Events API callback; returns its event_id. */

@@ -1,8 +1,9 @@
 // memory:// and sqlite:// stores: the contract, plus what the injected clock and the
 // in-process queue make testable.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LockLostError, openState, type State } from '../../src/state/index.js';
 import { maskUrl, storeKind } from '../../src/state/keyv.js';
@@ -86,6 +87,47 @@ for (const url of ['memory://', sqliteUrl]) {
     });
   });
 }
+
+describe('a state file written by the earlier store (@keyv/sqlite 4 on sqlite3)', () => {
+  // The fixture was written through openState while sqlite:// ran on @keyv/sqlite; opened on a
+  // copy so the committed file never changes.
+  const fixture = new URL('./fixtures/keyv-sqlite-v4.sqlite', import.meta.url);
+
+  it('reads what it wrote, and writes rows of the same layout beside them', async () => {
+    const path = join(dir, 'old-store.sqlite');
+    copyFileSync(fixture, path);
+    const state = await openState(`sqlite://${path}`);
+    try {
+      expect(await state.sessions.get('slack:T1:C1:1700000000.000100')).toEqual({
+        sessionUuid: 'sess-1',
+        chatbotUuid: 'bot-1',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      expect(await state.bindings.get('slack:T1')).toBe('bot-1');
+      expect(await state.bindings.get('discord:G1:C9')).toBe('bot-2');
+      expect((await state.sources.list('bot-1')).map((source) => source.title)).toEqual([
+        'Handbook',
+      ]);
+      await state.bindings.set('slack:T2', 'bot-3');
+    } finally {
+      await state.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT key, value FROM keyv ORDER BY key').all();
+      expect(rows).toContainEqual({
+        key: 'chatbridge.bindings:slack:T2',
+        value: '{"value":"bot-3"}',
+      });
+      expect(rows).toContainEqual({
+        key: 'chatbridge.bindings:slack:T1',
+        value: '{"value":"bot-1"}',
+      });
+    } finally {
+      db.close();
+    }
+  });
+});
 
 describe('openState options and URLs', () => {
   it('names the URL rule, with the password masked', async () => {

@@ -2,11 +2,11 @@
 // only several replicas sharing one Redis can show.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockLostError, openState, type State, type StateOptions } from '../../src/state/index.js';
 import { lockKeys } from '../../src/state/lock-scripts.js';
+import { built } from '../run-cli.js';
 import { deferred, stateContract, unique, within } from './contract.js';
 import { freePort, hasRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
 
@@ -42,8 +42,8 @@ const ticketsTaken = async (prefix: string, thread: string) =>
 
 /** Runs test/state/fixtures/lock-client.ts in a child process; resolves once `line` is printed. */
 function lockClient(args: string[], line: string): { child: ChildProcess; reached: Promise<void> } {
-  const script = fileURLToPath(new URL('./fixtures/lock-client.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const script = built('test/state/fixtures/lock-client.ts');
+  const child = spawn(process.execPath, [script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const reached = new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@
 // ~100 MB (one honest about it, one whose zip declares a tiny size), PDFs whose content stream
 // inflates to hundreds of MB (of text, or of blanks that take pdfjs seconds to read and yield
 // nothing), and HTML and JSON that expand to far more text than they weigh.
-import { crc32, createDeflate, createDeflateRaw } from 'node:zlib';
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 import {
   DOCUMENT_XML_CLOSE,
   DOCUMENT_XML_OPEN,
@@ -20,7 +20,42 @@ interface Deflated {
   size: number;
 }
 
-/** open + unit repeated to about `total` bytes + close, deflated as it is produced. */
+/** Adler-32 (zlib's trailer) of `data`, continuing from `adler`. */
+function adler32(data: Buffer, adler = 1): number {
+  let a = adler & 0xffff;
+  let b = adler >>> 16;
+  for (let i = 0; i < data.length;) {
+    // 3800 bytes at most between reductions keeps the sums inside 32 bits.
+    const end = Math.min(i + 3800, data.length);
+    for (; i < end; i++) b += a += data[i]!;
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/** The Adler-32 of data1 + data2 from theirs (zlib's adler32_combine). */
+function adler32Combine(adler1: number, adler2: number, length2: number): number {
+  const BASE = 65521;
+  const rem = length2 % BASE;
+  let sum1 = adler1 & 0xffff;
+  let sum2 = (rem * sum1) % BASE;
+  sum1 += (adler2 & 0xffff) + BASE - 1;
+  sum2 += (adler1 >>> 16) + (adler2 >>> 16) + BASE - rem;
+  if (sum1 >= BASE) sum1 -= BASE;
+  if (sum1 >= BASE) sum1 -= BASE;
+  if (sum2 >= BASE << 1) sum2 -= BASE << 1;
+  if (sum2 >= BASE) sum2 -= BASE;
+  return ((sum2 << 16) | sum1) >>> 0;
+}
+
+/**
+ * open + unit repeated to about `total` bytes + close, deflated. A full flush after each part
+ * resets the compressor, so every 1 MB block of units deflates to the same bytes: one is
+ * compressed and its output repeated, which makes a 500 MB bomb in milliseconds instead of
+ * seconds of zlib. The zlib wrapper's Adler-32 and the zip's CRC-32 cover the whole inflated
+ * text, as a real encoder's would.
+ */
 async function deflateRepeated(
   open: string,
   unit: string,
@@ -28,28 +63,30 @@ async function deflateRepeated(
   total: number,
   format: 'raw' | 'zlib',
 ): Promise<Deflated> {
-  const deflate = format === 'raw' ? createDeflateRaw({ level: 9 }) : createDeflate({ level: 9 });
-  const parts: Buffer[] = [];
-  deflate.on('data', (part: Buffer) => parts.push(part));
-  const ended = new Promise((resolve, reject) => {
-    deflate.on('end', resolve);
-    deflate.on('error', reject);
-  });
-  // A block of many units per write keeps the number of writes (and the time) small.
+  const raw = (part: Buffer, last: boolean) =>
+    deflateRawSync(part, {
+      level: 9,
+      finishFlush: last ? constants.Z_FINISH : constants.Z_FULL_FLUSH,
+    });
   const block = Buffer.from(unit.repeat(Math.max(1, Math.floor(MB / unit.length))));
-  let crc = 0;
-  let size = 0;
-  const write = async (chunk: Buffer) => {
-    crc = crc32(chunk, crc);
-    size += chunk.length;
-    if (!deflate.write(chunk)) await new Promise((resolve) => deflate.once('drain', resolve));
-  };
-  await write(Buffer.from(open));
-  while (size < total) await write(block);
-  await write(Buffer.from(close));
-  deflate.end();
-  await ended;
-  return { data: Buffer.concat(parts), crc, size };
+  const head = Buffer.from(open);
+  const tail = Buffer.from(close);
+  const blocks = Math.max(1, Math.ceil((total - head.length) / block.length));
+  const size = head.length + blocks * block.length + tail.length;
+  let crc = crc32(head);
+  for (let i = 0; i < blocks; i++) crc = crc32(block, crc);
+  crc = crc32(tail, crc);
+  const deflatedBlock = raw(block, false);
+  const body = [raw(head, false), ...Array<Buffer>(blocks).fill(deflatedBlock), raw(tail, true)];
+  if (format === 'raw') return { data: Buffer.concat(body), crc, size };
+  const blockAdler = adler32(block);
+  let adler = adler32(head);
+  for (let i = 0; i < blocks; i++) adler = adler32Combine(adler, blockAdler, block.length);
+  adler = adler32Combine(adler, adler32(tail), tail.length);
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(adler);
+  // 0x78 0xda: a zlib stream, 32 kB window, maximum compression.
+  return { data: Buffer.concat([Buffer.from([0x78, 0xda]), ...body, trailer]), crc, size };
 }
 
 const PARAGRAPH = '<w:p><w:r><w:t>Paragraph.</w:t></w:r></w:p>';

@@ -91,19 +91,21 @@ describe('ExtractionPool', () => {
   it('stops a PDF whose inflated stream grows the process past twice the worker heap', async () => {
     // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
     // does not count: left alone, this file would grow the process by ~800 MB, then yield
-    // "no text". The resident-memory watch stops it.
-    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
+    // "no text". The resident-memory watch stops it at twice the heap (the smallest heap
+    // pdfjs loads in, so the watch acts early).
+    const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
     const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExtractionLimitError);
     expect((error as Error).message).toBe(
-      '"blank.pdf": extraction needed more than 256 MB of memory',
+      '"blank.pdf": extraction needed more than 128 MB of memory',
     );
   });
 
   it('does not keep a worker that grew the process by more than its heap', async () => {
-    const pool = poolOf({ workers: 1, memoryMb: 256, timeoutMs: 60_000 });
-    // 200 MB of blanks: read to the end (no text), with ~300 MB of buffers on the way.
-    const error = await read(pool, 'blank.pdf', await pdfBomb(200, 'blank')).catch(
+    const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
+    // 110 MB of blanks: read to the end (no text), with ~170 MB of buffers on the way: more
+    // than the heap, less than twice it.
+    const error = await read(pool, 'blank.pdf', await pdfBomb(110, 'blank')).catch(
       (e: unknown) => e,
     );
     expect((error as Error).message).toMatch(/no text could be extracted/);

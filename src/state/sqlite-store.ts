@@ -1,0 +1,97 @@
+// keyv's store for sqlite:// URLs, on better-sqlite3 (the binding the local service already
+// uses), so the project builds one native SQLite module instead of two. It keeps the table
+// @keyv/sqlite wrote — `keyv(key VARCHAR(255) PRIMARY KEY, value TEXT)`, keys
+// "namespace:key", values keyv's serialized JSON — so state files written before read as they
+// were. keyv itself does namespacing, serializing and expiry (ttlSupport false, as before).
+import { EventEmitter } from 'node:events';
+import Database from 'better-sqlite3';
+import type { KeyvStoreAdapter, StoredData } from 'keyv';
+
+/**
+ * Opens the file and its table. One connection serves every namespace's adapter; whoever
+ * opened it closes it (the adapters' disconnect leaves it open).
+ */
+export function openSqliteFile(path: string, busyTimeoutMs: number): Database.Database {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  db.exec('CREATE TABLE IF NOT EXISTS keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
+  return db;
+}
+
+type Row = { key: string; value: string };
+
+export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
+  // keyv reads opts.dialect to know the store can be iterated.
+  opts = { dialect: 'sqlite', url: 'sqlite://' };
+  namespace?: string | undefined;
+  readonly ttlSupport = false;
+  private readonly statements;
+
+  constructor(db: Database.Database) {
+    super();
+    this.statements = {
+      get: db.prepare<[string], Row>('SELECT key, value FROM keyv WHERE key = ?'),
+      getMany: db.prepare<[string], Row>(
+        'SELECT key, value FROM keyv WHERE key IN (SELECT value FROM json_each(?))',
+      ),
+      set: db.prepare<[string, string]>(
+        'INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+      delete: db.prepare<[string]>('DELETE FROM keyv WHERE key = ?'),
+      deleteMany: db.prepare<[string]>(
+        'DELETE FROM keyv WHERE key IN (SELECT value FROM json_each(?))',
+      ),
+      // substr, not LIKE: "_" and "%" in a namespace are not wildcards.
+      clear: db.prepare<[string, string]>('DELETE FROM keyv WHERE substr(key, 1, length(?)) = ?'),
+      clearAll: db.prepare('DELETE FROM keyv'),
+      scan: db.prepare<[string, string, string, number], Row>(
+        'SELECT key, value FROM keyv WHERE substr(key, 1, length(?)) = ? AND key > ? ORDER BY key LIMIT ?',
+      ),
+    };
+  }
+
+  async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
+    return this.statements.get.get(key)?.value as StoredData<Value> | undefined;
+  }
+
+  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    const rows = new Map(
+      this.statements.getMany.all(JSON.stringify(keys)).map((row) => [row.key, row.value]),
+    );
+    return keys.map((key) => rows.get(key) as StoredData<Value | undefined>);
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    this.statements.set.run(key, value as string);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.statements.delete.run(key).changes > 0;
+  }
+
+  async deleteMany(keys: string[]): Promise<boolean> {
+    return this.statements.deleteMany.run(JSON.stringify(keys)).changes > 0;
+  }
+
+  async has(key: string): Promise<boolean> {
+    return this.statements.get.get(key) !== undefined;
+  }
+
+  async clear(): Promise<void> {
+    if (this.namespace) this.statements.clear.run(`${this.namespace}:`, `${this.namespace}:`);
+    else this.statements.clearAll.run();
+  }
+
+  /** The namespace's rows in key order, read in pages so writes between pages are safe. */
+  async *iterator(namespace?: string): AsyncGenerator<[string, string]> {
+    const prefix = namespace ? `${namespace}:` : '';
+    let after = '';
+    for (;;) {
+      const rows = this.statements.scan.all(prefix, prefix, after, 100);
+      for (const row of rows) yield [row.key, row.value];
+      if (rows.length < 100) return;
+      after = rows[rows.length - 1]!.key;
+    }
+  }
+
+  async disconnect(): Promise<void> {}
+}

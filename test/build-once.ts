@@ -1,0 +1,37 @@
+// vitest globalSetup of the `system` project: compiles src/, adapters/ and the test's own
+// process scripts to JavaScript once per run (esbuild, which tsx and vitest already use), so
+// every child process the system tests start is plain `node file.js`: no TypeScript loader
+// compiling the CLI again in each one. Laid out as dist/ is (.test-build/src/…), so paths
+// found from the package root work the same.
+import { readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { BUILD_DIR, root } from './run-cli.js';
+
+function typescriptIn(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => join(root, folder, file));
+}
+
+export default async function setup(): Promise<void> {
+  await rm(BUILD_DIR, { recursive: true, force: true });
+  const entryPoints = [
+    ...typescriptIn('src'),
+    ...typescriptIn('adapters'),
+    ...typescriptIn('test/local-service/fixtures'),
+    ...typescriptIn('test/state/fixtures'),
+  ];
+  await build({
+    entryPoints,
+    outdir: BUILD_DIR,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+}

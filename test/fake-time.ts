@@ -1,0 +1,42 @@
+// Fake time for tests that run a real adapter over loopback, as discord.js's throttler tests
+// do with vi.useFakeTimers: setTimeout, clearTimeout and Date are faked, so pacing waits, token
+// buckets and edit intervals run on virtual time, while loopback I/O (sockets, setImmediate)
+// runs as usual. settle(p) lets I/O run and moves time on in small steps until p settles, so a
+// second of Slack's per-channel pace costs milliseconds. Every timer still fires in order at
+// its own virtual time, so the schedules the tests assert are the same.
+import { vi } from 'vitest';
+
+// Taken before any test fakes timers: the real pause between steps.
+const realSetTimeout = globalThis.setTimeout;
+
+export interface FakeTime {
+  /** Runs I/O and advances time in steps until `promise` settles; returns its outcome. */
+  settle<T>(promise: Promise<T>): Promise<T>;
+  /** Moves time on by `ms` (timers due on the way fire, in order). */
+  advance(ms: number): Promise<void>;
+  /** Virtual milliseconds since useFakeTime(). */
+  elapsed(): number;
+  restore(): void;
+}
+
+/** Fakes the clock until restore(); `stepMs` of virtual time per step, 2 ms of real time between. */
+export function useFakeTime(stepMs = 50): FakeTime {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const start = Date.now();
+  return {
+    async settle<T>(promise: Promise<T>): Promise<T> {
+      let settled = false;
+      const watched = promise.finally(() => (settled = true));
+      for (let steps = 0; !settled; steps++) {
+        // Loopback I/O gets real time to land before virtual time moves on.
+        await new Promise((resolve) => realSetTimeout(resolve, 2));
+        if (!settled) await vi.advanceTimersByTimeAsync(stepMs);
+        if (steps > 100_000) throw new Error('still pending after 100,000 steps of fake time');
+      }
+      return watched;
+    },
+    advance: (ms) => vi.advanceTimersByTimeAsync(ms).then(() => undefined),
+    elapsed: () => Date.now() - start,
+    restore: () => void vi.useRealTimers(),
+  };
+}
