@@ -7,7 +7,7 @@ const noUpward = (message, patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '.test-build/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '.test-build/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -53,7 +53,8 @@ export function unmaskSpoofedLinks(text: string, style: UnmaskStyle = plainUnmas
   // text from where the last one ended, so the same characters inside code are never touched.
   let out = '';
   let cursor = 0;
-  markdown.walkTokens(markdown.lexer(text), (token) => {
+  // walkTokens returns the callbacks' results; ours are synchronous.
+  void markdown.walkTokens(markdown.lexer(text), (token) => {
     const isCode = token.type === 'code' || token.type === 'codespan';
     const isLink = token.type === 'link' || token.type === 'image';
     if (!isCode && !isLink) return;

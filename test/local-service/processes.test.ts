@@ -103,7 +103,10 @@ describe('two service processes on one SQLite file', () => {
 
     // One rate limit for both: [2, 60] allows two messages in all, wherever they are sent.
     const limited = await a!.client.createChatbot({ name: 'Limited', rate_limit: [2, 60] });
-    await a!.client.addQaSource(limited.uuid, { question: 'Sky?', answer: 'The sky is blue.' });
+    await a!.client.addQaSource(limited.uuid, {
+      question: 'What colour is the sky?',
+      answer: 'The sky is blue.',
+    });
     const talk = await a!.client.createSession(limited.uuid);
     expect(await answer(a!, talk.uuid, 'What colour is the sky?')).toContain('blue');
     expect(await answer(b!, talk.uuid, 'What colour is the sky?')).toContain('blue');
