@@ -16,6 +16,7 @@ import { bestWindow, unitsOf, weighedIn, type Weights, windowText } from './pass
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 import {
   cjkShare,
+  hasCjk,
   isStopword,
   questionWordsOf,
   stemOf,
@@ -283,7 +284,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const rows = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
-    const asksInCjk = cjkShare(query) > 0.5;
+    const asksInCjk = hasCjk(query); // one who writes CJK at all reads it
     const passages = rows.map((row) => {
       const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
       const units = unitsOf(row.text);
