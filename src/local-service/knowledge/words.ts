@@ -121,7 +121,7 @@ export function stemsOf(text: string): Set<string> {
 
 /** Markdown links as their words alone: an address is not what a passage says. */
 export const withoutLinkTargets = (text: string): string =>
-  text.replace(/\]\((?:[^()\s]|\([^()\s]*\))*\)/g, ']');
+  text.includes('](') ? text.replace(/\]\((?:[^()\s]|\([^()\s]*\))*\)/g, ']') : text;
 
 /**
  * The text FTS5 indexes for a passage: its words as read (link addresses left out), runs of
