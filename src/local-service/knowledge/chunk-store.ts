@@ -22,7 +22,7 @@ export function prepareText(text: string): PreparedText {
 }
 
 /** How a heading path is shown and stored: "Options › threshold". */
-export const sectionOf = (headings: readonly string[]): string => headings.join(' › ');
+const sectionOf = (headings: readonly string[]): string => headings.join(' › ');
 
 export const scopeOfChatbot = (chatbotId: number) => `c${chatbotId}`;
 export const scopeOfSource = (sourceId: number) => `s${sourceId}`;

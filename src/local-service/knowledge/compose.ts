@@ -12,7 +12,7 @@ export const NOT_FOUND_ANSWER = 'I could not find that in my sources.';
  * The coverage a passage needs to be trusted (see Passage.coverage): chosen on the eval's dev
  * split as the value that declines unanswerable questions without declining answerable ones.
  */
-export const CONFIDENT = 0.6;
+const CONFIDENT = 0.6;
 /** The best-ranked passages among which a trusted one is looked for: retrieval's top 3. */
 const CONSIDERED = 3;
 /** A second passage must score at least this share of the first's to be worth reading too. */

@@ -9,7 +9,7 @@ import { stemsOf, withoutLinkTargets } from './words.js';
  * Words an answer's window may hold: a chat message read at a glance, a little shorter than
  * the ~150-word passages of the plain FTS5 floor. A single unit longer than this is kept whole.
  */
-export const ANSWER_WORDS = 120;
+const ANSWER_WORDS = 120;
 
 export interface Unit {
   kind: 'sentence' | 'item' | 'row' | 'code';

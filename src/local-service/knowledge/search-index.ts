@@ -36,7 +36,7 @@ const DF_COUNTED = 5000;
 /** A previous question's words, for a follow-up: each weighs this share of its rarity, and
  * all together at most this share of the question's own: enough to find the topic, never to
  * outweigh what the question itself asks. */
-export const PREVIOUS_WEIGHT = 0.3;
+const PREVIOUS_WEIGHT = 0.3;
 /**
  * The share of a chunk's score that follows bm25 (the rest is the question's coverage): half.
  * bm25 knows term frequency and section length, but its idf falls to nothing for a word in
