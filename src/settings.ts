@@ -294,7 +294,7 @@ export const SETTINGS: readonly Setting[] = [
     use: ['service'],
     flag: 'extract-memory-mb',
     arg: 'N',
-    help: 'Heap of each text-extraction worker',
+    help: 'Heap of each text-extraction process',
     defaultText: '`512`',
   },
   {

@@ -21,7 +21,7 @@ export interface DefaultKnowledgeOptions {
   maxFetchBytes: number;
   fetchTimeoutMs: number;
   llm?: LlmOptions;
-  /** Worker threads and limits of text extraction (see knowledge/extract-pool.ts). */
+  /** Converter processes and limits of text extraction (see knowledge/extract-pool.ts). */
   extraction?: ExtractionPoolOptions;
   /** Most text taken from one file or page (see textLimitFor in knowledge/extract.ts). */
   maxTextBytes?: number;
@@ -40,7 +40,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function createDefaultKnowledge(
   options: DefaultKnowledgeOptions,
 ): Promise<KnowledgePort> {
-  // Uploads and fetched pages are converted in the same worker threads, with the same limits.
+  // Uploads and fetched pages are converted in the same converter processes, with the same limits.
   const pool = new ExtractionPool(options.extraction);
   const extract = { convert: pool.convert, maxTextBytes: options.maxTextBytes };
   return {

@@ -62,7 +62,7 @@ export interface LocalServiceOptions {
   /** Time allowed for one URL fetch. Default 15 s. */
   fetchTimeoutMs?: number;
   /**
-   * Text extraction of uploads and fetched pages: worker threads, each file's time limit
+   * Text extraction of uploads and fetched pages: converter processes, each file's time limit
    * (default 20 s) and each worker's heap (default 512 MB). maxTextBytes bounds the text of
    * one file (at most 20 times its size); default the larger of maxUploadBytes and maxFetchBytes.
    */

@@ -1,32 +1,35 @@
-// Worker threads that run the file converters which a hostile file can blow up (PDF, .docx,
-// HTML, CSV, JSON), so that neither its memory nor its time is the service's: each worker has
-// a V8 heap limit (resourceLimits), each file a wall-clock limit after which its worker is
-// terminated and replaced, and the converters stop at the text limit. Buffers outside the V8
-// heap (pdfjs inflates a content stream into one) escape resourceLimits, so while files are
-// read the process's resident memory is watched too: a file under which it grows by more than
-// twice the worker heap is stopped the same way, and a worker under which it grew by more than
-// the heap is not kept. A worker that dies fails only its own file. Workers are created on
-// first use, kept for the next file, and hold the process open only while they work.
+// Child processes that run the file converters which a hostile file can blow up (PDF, .docx,
+// HTML, CSV, JSON), so that neither its memory nor its time is the service's. Processes, not
+// worker threads: V8 can abort the whole process when a worker thread reaches its heap limit
+// inside an allocation that may not collect (a huge JSON.parse does; nodejs/node#47224), and
+// buffers outside the V8 heap (pdfjs inflates a content stream into one) escape a worker's
+// resourceLimits. Each process has a V8 heap limit (--max-old-space-size); its resident memory
+// is watched while it reads a file (Linux /proc), and a file under which it grows by more than
+// twice the heap is stopped; a process that grew by more than the heap is not kept. Each file
+// has a wall-clock limit after which its process is killed and replaced, and the converters
+// stop at the text limit. A process that dies fails only its own file. Processes are started
+// on first use, kept for the next file, and hold the service open only while they work.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PreparedText } from './chunk-store.js';
 import type { ExtractJob, ExtractReply, ExtractTask, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
 
 export interface ExtractionPoolOptions {
-  /** Worker threads at most. Default: the machine's parallelism, from 1 to 4. */
+  /** Converter processes at most. Default: the machine's parallelism, from 1 to 4. */
   workers?: number;
-  /** Wall-clock time one file may take; its worker is then terminated. Default 20 000 ms. */
+  /** Wall-clock time one file may take; its process is then killed. Default 20 000 ms. */
   timeoutMs?: number;
   /**
-   * V8 heap (old generation) of each worker, in MB; the process may grow by twice this while
-   * one file is read (heap and buffers). Default 512.
+   * V8 heap (old generation) of each converter process, in MB; its resident memory may grow
+   * by twice this while one file is read (heap and buffers). Default 512.
    */
   memoryMb?: number;
-  /** Told when a file (or a text to cut, kind 'prepare') is handed to a worker (tests wait for it). */
+  /** Told when a file (or a text to cut, kind 'prepare') is handed to a process (tests wait for it). */
   onJobStart?: (job: { kind: FileKind | 'prepare'; bytes: number }) => void;
 }
 
@@ -35,6 +38,8 @@ export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const
 const MB = 1024 * 1024;
 /** How often resident memory is sampled while files are read. */
 const MEMORY_SAMPLE_MS = 200;
+/** The tail of a process's stderr kept to tell why it died (V8 prints "heap out of memory"). */
+const STDERR_KEPT = 4096;
 
 interface Job {
   task: ExtractTask;
@@ -43,27 +48,43 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
-  /** Set once the worker has loaded its converters: the job's clock starts then. */
+  child: ChildProcess;
+  /** Set once the process has loaded its converters: the job's clock starts then. */
   ready: boolean;
+  stderr: string;
   running?: Job & { id: number; timer?: NodeJS.Timeout; rssAtStart?: number };
 }
 
 /**
- * How to start a worker: the compiled extract-worker.js next to this file; or, when running from
- * the TypeScript sources (vitest, tsx — both dev setups, where tsx is installed), the .ts entry
- * through tsx's require hook (Node 20 applies no ESM loader hooks inside a worker thread).
+ * How to start a converter: the compiled extract-worker.js next to this file; or, when running
+ * from the TypeScript sources (vitest, tsx — both dev setups, where tsx is installed), the .ts
+ * entry with tsx's loader. Explicit execArgv: the parent's flags (a test runner's, a larger
+ * --max-old-space-size) are not the converter's.
  */
-function workerEntry(): { code: string | URL; eval: boolean } {
+function childEntry(memoryMb: number): { path: string; execArgv: string[] } {
+  const heap = `--max-old-space-size=${memoryMb}`;
   if (!import.meta.url.endsWith('.ts')) {
-    return { code: new URL('./extract-worker.js', import.meta.url), eval: false };
+    return {
+      path: fileURLToPath(new URL('./extract-worker.js', import.meta.url)),
+      execArgv: [heap],
+    };
   }
-  const tsx = createRequire(import.meta.url).resolve('tsx/cjs/api');
-  const entry = fileURLToPath(new URL('./extract-worker.ts', import.meta.url));
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return {
-    code: `require(${JSON.stringify(tsx)}).require(${JSON.stringify(entry)}, __filename);`,
-    eval: true,
+    path: fileURLToPath(new URL('./extract-worker.ts', import.meta.url)),
+    execArgv: ['--import', tsx, heap],
   };
+}
+
+/** Resident memory of a process in bytes, where the system tells it (Linux); else undefined. */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match === null ? undefined : Number(match[1]) * 1024;
+  } catch {
+    return undefined; // the process has just ended
+  }
 }
 
 export class ExtractionPool {
@@ -82,7 +103,7 @@ export class ExtractionPool {
     this.memoryMb = options.memoryMb ?? EXTRACTION_DEFAULTS.memoryMb;
   }
 
-  /** Converts a file in a worker; the signature of extract.ts's convertFile. */
+  /** Converts a file in a converter process; the signature of extract.ts's convertFile. */
   readonly convert = (
     kind: FileKind,
     bytes: Uint8Array,
@@ -90,7 +111,7 @@ export class ExtractionPool {
   ): Promise<ExtractedText> =>
     this.run({ type: 'convert', kind, bytes, maxTextBytes }) as Promise<ExtractedText>;
 
-  /** Reads a text as Markdown and cuts it into chunks in a worker, within the same limits. */
+  /** Reads a text as Markdown and cuts it into chunks in a converter process, within the same limits. */
   readonly prepare = (text: string): Promise<PreparedText> =>
     this.run({ type: 'prepare', text }) as Promise<PreparedText>;
 
@@ -102,7 +123,7 @@ export class ExtractionPool {
     });
   }
 
-  /** Workers alive now (idle or busy). */
+  /** Converter processes alive now (idle or busy). */
   get size(): number {
     return this.slots.length;
   }
@@ -124,64 +145,78 @@ export class ExtractionPool {
   }
 
   private spawn(): Slot {
-    const entry = workerEntry();
-    const worker = new Worker(entry.code, {
-      eval: entry.eval,
-      execArgv: entry.eval ? [] : undefined,
-      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb },
+    const entry = childEntry(this.memoryMb);
+    const child = fork(entry.path, [], {
+      execArgv: entry.execArgv,
+      serialization: 'advanced', // Uint8Array crosses as bytes, not as a JSON object
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const slot: Slot = { worker, ready: false };
-    worker.unref();
-    worker.on('message', (message: WorkerMessage) => {
+    const slot: Slot = { child, ready: false, stderr: '' };
+    this.hold(slot, false);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => {
+      slot.stderr = (slot.stderr + text).slice(-STDERR_KEPT);
+    });
+    child.on('message', (message: WorkerMessage) => {
       if (message !== 'ready') return this.settle(slot, message);
       slot.ready = true;
       if (slot.running !== undefined) this.send(slot);
     });
-    worker.on('error', (error: Error & { code?: string }) =>
-      this.retire(
-        slot,
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? this.outOfMemory()
-          : new Error(`extraction failed: ${error.message}`),
-      ),
+    child.on('error', (error) =>
+      this.retire(slot, new Error(`extraction failed: ${error.message}`)),
     );
-    worker.on('exit', () => this.retire(slot, new Error('extraction failed: the worker stopped')));
+    child.on('exit', (code, signal) => this.retire(slot, this.exitReason(slot, code, signal)));
     this.slots.push(slot);
     return slot;
+  }
+
+  /** Whether a converter keeps the service's event loop alive: only while it works. */
+  private hold(slot: Slot, working: boolean): void {
+    if (working) {
+      slot.child.ref();
+      slot.child.channel?.ref();
+    } else {
+      slot.child.unref();
+      slot.child.channel?.unref();
+    }
+  }
+
+  private exitReason(slot: Slot, code: number | null, signal: string | null): Error {
+    if (/heap out of memory|Reached heap limit/i.test(slot.stderr)) return this.outOfMemory();
+    return new Error(
+      `extraction failed: the converter process stopped (${signal ?? `exit code ${code}`})`,
+    );
   }
 
   private outOfMemory(): ExtractionLimitError {
     return new ExtractionLimitError(`extraction needed more than ${this.memoryMb} MB of memory`);
   }
 
-  /** Samples resident memory while files are read (see the note at the top). */
+  /** Samples each working process's resident memory (see the note at the top). */
   private watchMemory(): void {
     if (this.memoryWatch !== undefined) return;
     this.memoryWatch = setInterval(() => {
-      let first: { slot: Slot; rss: number } | undefined;
-      for (const slot of this.slots) {
-        const rss = slot.running?.rssAtStart;
-        if (rss !== undefined && (first === undefined || rss < first.rss)) first = { slot, rss };
-      }
-      if (first === undefined) {
+      const working = this.slots.filter((slot) => slot.running?.rssAtStart !== undefined);
+      if (working.length === 0) {
         clearInterval(this.memoryWatch);
         this.memoryWatch = undefined;
         return;
       }
-      // Growth is charged to the file that started lowest: the one under which it grew most.
-      const grown = process.memoryUsage.rss() - first.rss;
-      if (grown > 2 * this.memoryMb * MB) this.retire(first.slot, this.outOfMemory());
+      for (const slot of working) {
+        const grown = (residentBytes(slot.child.pid) ?? 0) - (slot.running?.rssAtStart ?? 0);
+        if (grown > 2 * this.memoryMb * MB) this.retire(slot, this.outOfMemory());
+      }
     }, MEMORY_SAMPLE_MS);
     this.memoryWatch.unref();
   }
 
   private start(slot: Slot, job: Job): void {
     slot.running = { ...job, id: ++this.nextId };
-    slot.worker.ref();
+    this.hold(slot, true);
     if (slot.ready) this.send(slot);
   }
 
-  /** Hands the slot's job to its (ready) worker and starts the job's clock. */
+  /** Hands the slot's job to its (ready) process and starts the job's clock. */
   private send(slot: Slot): void {
     const job = slot.running as NonNullable<Slot['running']>;
     job.timer = setTimeout(
@@ -194,19 +229,15 @@ export class ExtractionPool {
         ),
       this.timeoutMs,
     );
-    job.rssAtStart = process.memoryUsage.rss();
+    job.rssAtStart = residentBytes(slot.child.pid);
     const { task } = job;
-    if (task.type === 'convert') {
-      // A copy goes over (transferred): the caller keeps its bytes.
-      const bytes = new Uint8Array(task.bytes);
-      const message: ExtractJob = { ...task, id: job.id, bytes };
-      slot.worker.postMessage(message, [bytes.buffer]);
-      this.options.onJobStart?.({ kind: task.kind, bytes: bytes.byteLength });
-    } else {
-      slot.worker.postMessage({ ...task, id: job.id } satisfies ExtractJob);
-      this.options.onJobStart?.({ kind: 'prepare', bytes: Buffer.byteLength(task.text) });
-    }
-    this.watchMemory();
+    slot.child.send({ ...task, id: job.id } satisfies ExtractJob);
+    this.options.onJobStart?.(
+      task.type === 'convert'
+        ? { kind: task.kind, bytes: task.bytes.byteLength }
+        : { kind: 'prepare', bytes: Buffer.byteLength(task.text) },
+    );
+    if (job.rssAtStart !== undefined) this.watchMemory();
   }
 
   private settle(slot: Slot, reply: ExtractReply): void {
@@ -214,11 +245,11 @@ export class ExtractionPool {
     if (job === undefined || job.id !== reply.id) return;
     clearTimeout(job.timer);
     slot.running = undefined;
-    slot.worker.unref();
-    // A worker that grew the process by more than its heap may sit on that memory (buffers
-    // not yet collected) while idle: it is not kept.
-    const grown = process.memoryUsage.rss() - (job.rssAtStart ?? 0);
-    if (grown > this.memoryMb * MB) this.retire(slot, new Error('worker recycled'));
+    this.hold(slot, false);
+    // A process that grew by more than its heap may sit on that memory (buffers not yet
+    // collected) while idle: it is not kept.
+    const grown = (residentBytes(slot.child.pid) ?? 0) - (job.rssAtStart ?? 0);
+    if (grown > this.memoryMb * MB) this.retire(slot, new Error('converter recycled'));
     if (reply.ok) {
       job.resolve(reply.result);
     } else {
@@ -227,7 +258,7 @@ export class ExtractionPool {
     this.dispatch();
   }
 
-  /** Ends a worker (timed out, out of memory, crashed): its file fails, the next gets a new one. */
+  /** Ends a process (timed out, out of memory, crashed): its file fails, the next gets a new one. */
   private retire(slot: Slot, reason: Error): void {
     const index = this.slots.indexOf(slot);
     if (index === -1) return;
@@ -238,18 +269,24 @@ export class ExtractionPool {
       clearTimeout(job.timer);
       job.reject(reason);
     }
-    void slot.worker.terminate();
+    slot.child.kill('SIGKILL');
     if (!this.closed) this.dispatch();
   }
 
-  /** Fails the files still waiting or running and terminates every worker. */
+  /** Fails the files still waiting or running and ends every converter process. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.memoryWatch);
     const reason = new Error('text extraction has been closed');
     for (const job of this.queue.splice(0)) job.reject(reason);
-    const workers = this.slots.map((slot) => slot.worker);
+    const ended = this.slots.map(
+      (slot) =>
+        new Promise<void>((resolve) => {
+          if (slot.child.exitCode !== null || slot.child.signalCode !== null) resolve();
+          else slot.child.once('exit', () => resolve());
+        }),
+    );
     for (const slot of [...this.slots]) this.retire(slot, reason);
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await Promise.all(ended);
   }
 }

@@ -1,8 +1,8 @@
-// The entry of an extraction worker thread (see extract-pool.ts): loads the converters, says it
-// is ready, then does the jobs it is sent, one at a time: converting a file to text, or reading
-// a text as Markdown and cutting it into chunks (marked's lexer can be made slow by nesting).
-// Each job is answered with its result or the reason it failed.
-import { parentPort } from 'node:worker_threads';
+// The entry of an extraction child process (see extract-pool.ts): loads the converters, says it
+// is ready, then does the jobs it is sent over IPC, one at a time: converting a file to text, or
+// reading a text as Markdown and cutting it into chunks (marked's lexer can be made slow by
+// nesting). Each job is answered with its result or the reason it failed. It ends with its
+// parent: a service that dies leaves no converter behind.
 import { prepareText, type PreparedText } from './chunk-store.js';
 import { convertFile, loadConverters, type ExtractedText, type FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
@@ -17,7 +17,7 @@ export type ExtractReply =
   | { id: number; ok: true; result: ExtractedText | PreparedText }
   | { id: number; ok: false; limit: boolean; message: string };
 
-/** What a worker posts: 'ready' once, then one reply per job. */
+/** What a converter process sends: 'ready' once, then one reply per job. */
 export type WorkerMessage = 'ready' | ExtractReply;
 
 async function run(job: ExtractJob): Promise<ExtractReply> {
@@ -33,11 +33,11 @@ async function run(job: ExtractJob): Promise<ExtractReply> {
   }
 }
 
-const port = parentPort;
-if (port !== null) {
-  port.on('message', (job: ExtractJob) => {
-    void run(job).then((reply) => port.postMessage(reply satisfies WorkerMessage));
+const send = process.send?.bind(process);
+if (send !== undefined) {
+  process.on('message', (job: ExtractJob) => {
+    void run(job).then((reply) => send(reply satisfies WorkerMessage));
   });
-  // No top-level await: from the TypeScript sources this file is loaded as CommonJS.
-  void loadConverters().then(() => port.postMessage('ready' satisfies WorkerMessage));
+  process.on('disconnect', () => process.exit(0));
+  void loadConverters().then(() => send('ready' satisfies WorkerMessage));
 }

@@ -1,7 +1,7 @@
 // Text extraction from an uploaded (or fetched) file, chosen by the file name's extension,
 // with the content type as a hint when the name has none. Every file's text is capped
 // (textLimitFor); the converters that can blow up (PDF, .docx, HTML, CSV, JSON) run wherever
-// the caller says: the service runs them in worker threads with a time and memory limit.
+// the caller says: the service runs them in child processes with a time and memory limit.
 import { ExtractionLimitError, UnsupportedFileTypeError } from './types.js';
 import { docxToText } from './docx.js';
 import { htmlToText } from './html.js';

@@ -1,5 +1,5 @@
-// The worker pool that runs the converters a hostile file can blow up: a file that takes too
-// long or needs too much memory fails alone with a clear limit error, its worker is replaced,
+// The converter processes that run the converters a hostile file can blow up: a file that takes too
+// long or needs too much memory fails alone with a clear limit error, its process is replaced,
 // and the files after it are read as usual.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,7 +33,7 @@ const read = (pool: ExtractionPool, fileName: string, bytes: Uint8Array) =>
   extractText({ bytes, fileName }, { convert: pool.convert });
 
 describe('ExtractionPool', () => {
-  it('reads PDFs, .docx and HTML in a worker thread, reusing it', async () => {
+  it('reads PDFs, .docx and HTML in a converter process, reusing it', async () => {
     const pool = poolOf({ workers: 1 });
     expect(pool.size).toBe(0); // created on first use
     const pdf = await read(pool, 'a.pdf', buildPdf(['Refunds within 30 days.']));
@@ -51,7 +51,7 @@ describe('ExtractionPool', () => {
 
   // A new worker loads pdfjs before the next file: seconds on a loaded machine.
   it(
-    'terminates a file past the time limit, and the next file gets a new worker',
+    'terminates a file past the time limit, and the next file gets a new process',
     { timeout: 30_000 },
     async () => {
       const started: string[] = [];
@@ -72,9 +72,10 @@ describe('ExtractionPool', () => {
     },
   );
 
-  it('turns a worker running out of memory into a limit error for that file alone', async () => {
-    const pool = poolOf({ workers: 1, memoryMb: 32 });
-    // Some 400 000 small objects: far more than a 32 MB heap holds once parsed and rendered.
+  it('turns a converter running out of memory into a limit error for that file alone', async () => {
+    // 64 MB: the least heap in which a converter process loads from the TypeScript sources.
+    const pool = poolOf({ workers: 1, memoryMb: 64 });
+    // Some 400 000 small objects: far more than a 64 MB heap holds once parsed and rendered.
     const json = JSON.stringify(
       Array.from({ length: 400_000 }, (_, i) => ({ id: i, name: `item ${i}` })),
     );
@@ -83,25 +84,29 @@ describe('ExtractionPool', () => {
     );
     expect(error).toBeInstanceOf(ExtractionLimitError);
     expect((error as Error).message).toBe(
-      '"big.json": extraction needed more than 32 MB of memory',
+      '"big.json": extraction needed more than 64 MB of memory',
     );
     expect((await read(pool, 'ok.json', new TextEncoder().encode('{"a":1}'))).text).toBe('a: 1');
   });
 
-  it('stops a PDF whose inflated stream grows the process past twice the worker heap', async () => {
-    // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
-    // does not count: left alone, this file would grow the process by ~800 MB, then yield
-    // "no text". The resident-memory watch stops it at twice the heap (the smallest heap
-    // pdfjs loads in, so the watch acts early).
-    const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
-    const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ExtractionLimitError);
-    expect((error as Error).message).toBe(
-      '"blank.pdf": extraction needed more than 128 MB of memory',
-    );
-  });
+  it(
+    'stops a PDF whose inflated stream grows the converter past twice its heap',
+    { timeout: 60_000 },
+    async () => {
+      // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
+      // does not count: left alone, this file would grow the process by ~800 MB, then yield
+      // "no text". The resident-memory watch stops it at twice the heap (the smallest heap
+      // pdfjs loads in, so the watch acts early).
+      const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
+      const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExtractionLimitError);
+      expect((error as Error).message).toBe(
+        '"blank.pdf": extraction needed more than 128 MB of memory',
+      );
+    },
+  );
 
-  it('does not keep a worker that grew the process by more than its heap', async () => {
+  it('does not keep a converter that grew by more than its heap', { timeout: 60_000 }, async () => {
     const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
     // 110 MB of blanks: read to the end (no text), with ~170 MB of buffers on the way: more
     // than the heap, less than twice it.
@@ -123,7 +128,7 @@ describe('ExtractionPool', () => {
     expect((error as Error).message).toMatch(/"broken\.pdf": not a readable PDF/);
   });
 
-  it('close() fails the files in progress and ends every worker', async () => {
+  it('close() fails the files in progress and ends every converter process', async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const pool = poolOf({ workers: 1, timeoutMs: 60_000, onJobStart: () => started() });
