@@ -38,6 +38,8 @@ export const EXTRACTION_DEFAULTS = { timeoutMs: 20_000, memoryMb: 512 } as const
 const MB = 1024 * 1024;
 /** How often resident memory is sampled while files are read. */
 const MEMORY_SAMPLE_MS = 200;
+/** Loading pdfjs takes about a second; a converter that cannot load in a minute is broken. */
+const LOAD_TIMEOUT_MS = 60_000;
 /** The tail of a process's stderr kept to tell why it died (V8 prints "heap out of memory"). */
 const STDERR_KEPT = 4096;
 
@@ -49,7 +51,7 @@ interface Job {
 
 interface Slot {
   child: ChildProcess;
-  /** Set once the process has loaded its converters: the job's clock starts then. */
+  /** Set once the process has started and can take jobs. */
   ready: boolean;
   stderr: string;
   running?: Job & { id: number; timer?: NodeJS.Timeout; rssAtStart?: number };
@@ -158,9 +160,14 @@ export class ExtractionPool {
       slot.stderr = (slot.stderr + text).slice(-STDERR_KEPT);
     });
     child.on('message', (message: WorkerMessage) => {
-      if (message !== 'ready') return this.settle(slot, message);
-      slot.ready = true;
-      if (slot.running !== undefined) this.send(slot);
+      if (message === 'ready') {
+        slot.ready = true;
+        if (slot.running !== undefined) this.send(slot);
+      } else if ('started' in message) {
+        this.started(slot, message.started);
+      } else {
+        this.settle(slot, message);
+      }
     });
     child.on('error', (error) =>
       this.retire(slot, new Error(`extraction failed: ${error.message}`)),
@@ -216,9 +223,29 @@ export class ExtractionPool {
     if (slot.ready) this.send(slot);
   }
 
-  /** Hands the slot's job to its (ready) process and starts the job's clock. */
+  /**
+   * Hands the slot's job to its (ready) process. Loading the kind's reader is not the file's
+   * time: it has its own, generous limit; the file's clock and memory baseline start when the
+   * process says the job has started.
+   */
   private send(slot: Slot): void {
     const job = slot.running as NonNullable<Slot['running']>;
+    job.timer = setTimeout(
+      () =>
+        this.retire(
+          slot,
+          new Error(`extraction failed: the converter did not load in ${LOAD_TIMEOUT_MS / 1000} s`),
+        ),
+      LOAD_TIMEOUT_MS,
+    );
+    const { task } = job;
+    slot.child.send({ ...task, id: job.id } satisfies ExtractJob);
+  }
+
+  private started(slot: Slot, id: number): void {
+    const job = slot.running;
+    if (job === undefined || job.id !== id) return;
+    clearTimeout(job.timer);
     job.timer = setTimeout(
       () =>
         this.retire(
@@ -230,14 +257,13 @@ export class ExtractionPool {
       this.timeoutMs,
     );
     job.rssAtStart = residentBytes(slot.child.pid);
+    if (job.rssAtStart !== undefined) this.watchMemory();
     const { task } = job;
-    slot.child.send({ ...task, id: job.id } satisfies ExtractJob);
     this.options.onJobStart?.(
       task.type === 'convert'
         ? { kind: task.kind, bytes: task.bytes.byteLength }
         : { kind: 'prepare', bytes: Buffer.byteLength(task.text) },
     );
-    if (job.rssAtStart !== undefined) this.watchMemory();
   }
 
   private settle(slot: Slot, reply: ExtractReply): void {

@@ -120,9 +120,14 @@ export async function convertFile(
 
 export type Converter = typeof convertFile;
 
-/** Loads the PDF and .docx readers (a worker does so before its first file's clock starts). */
-export async function loadConverters(): Promise<void> {
-  await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('mammoth')]);
+/**
+ * Loads the reader a kind needs, if it is a large one (pdfjs, mammoth): a converter process
+ * does so before a file's clock starts, and only for the kinds it is sent (most never read a
+ * PDF, and pdfjs is most of a process's start).
+ */
+export async function loadConverterFor(kind: FileKind | 'prepare'): Promise<void> {
+  if (kind === 'pdf') await import('pdfjs-dist/legacy/build/pdf.mjs');
+  else if (kind === 'docx') await import('mammoth');
 }
 
 export interface ExtractOptions {
