@@ -3,7 +3,7 @@
 // the counters of knowledge ingestion. A registry per service, so several services in one
 // process (tests, the embedded one) never collide. Labels are route templates, status codes,
 // source types and file formats: never ids, user text or keys.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { Readiness } from '../ops/readiness.js';
 import type { KnowledgePort } from './knowledge-port.js';
@@ -119,12 +119,12 @@ export function registerServiceOps(
   let streaming = 0;
   const counted = new WeakSet<FastifyRequest>();
   const idle = new Set<() => void>();
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
     if (routeOf(request) !== STREAM_ROUTE) return;
     streaming += 1;
     counted.add(request);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     const route = routeOf(request);
     if (route === '/metrics' || route === '/healthz' || route === '/readyz') return;
     const status = String(reply.statusCode);

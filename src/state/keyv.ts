@@ -10,14 +10,18 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
-import { createClient } from 'redis';
+import { createClient, type RedisClientType } from 'redis';
 import type { Logger } from '../log.js';
 import { KeyvBetterSqlite, openSqliteFile } from './sqlite-store.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
-/** A connected node-redis client (the `redis` v5 package). */
-export type RedisClient = ReturnType<typeof createClient>;
+/**
+ * A connected node-redis client (the `redis` v5 package), named by its type rather than as
+ * `ReturnType<typeof createClient>`: relating the generic createClient to a function type cost
+ * the type checker ~10 s a run (variance of its deeply generic command maps).
+ */
+export type RedisClient = RedisClientType;
 
 export interface KeyvStore {
   readonly kind: StoreKind;
@@ -72,6 +76,7 @@ async function connectRedis(
 ): Promise<RedisClient> {
   const displayUrl = maskUrl(url);
   let connectedOnce = false;
+  // Through `unknown`, not related structurally: see RedisClient.
   const client = createClient({
     url,
     disableOfflineQueue: true,
@@ -82,7 +87,7 @@ async function connectRedis(
       reconnectStrategy: (retries: number, cause: Error) =>
         connectedOnce ? Math.min(100 * 2 ** retries, 2_000) : cause,
     },
-  });
+  }) as unknown as RedisClient;
   // Every keyv namespace's adapter listens for errors on this one shared client.
   client.setMaxListeners(0);
   // node-redis emits 'error' on every failed (re)connect; without a listener it would crash.
@@ -94,7 +99,7 @@ async function connectRedis(
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      client.connect(),
+      client.connect().then(() => undefined),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       }),
@@ -130,7 +135,10 @@ export async function openKeyvStore(
   // so a bad path fails there).
   let sqlite: ReturnType<typeof openSqliteFile> | undefined;
   const adapterFor = (): KeyvStoreAdapter | Map<string, unknown> => {
-    if (redis) return new KeyvRedis(redis, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
+    if (redis) {
+      const client = redis as unknown as ConstructorParameters<typeof KeyvRedis>[0];
+      return new KeyvRedis(client, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
+    }
     if (kind === 'sqlite')
       return new KeyvBetterSqlite((sqlite ??= openSqliteFile(sqlitePath(url), 10_000)));
     return new Map();

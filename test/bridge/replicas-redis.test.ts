@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/bridge/engine.js';
 import { threadKey, type Conversation } from '../../src/bridge/types.js';
 import { openState, type State } from '../../src/state/index.js';
+import type { RedisClient } from '../../src/state/keyv.js';
 import { lockKeys } from '../../src/state/lock-scripts.js';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../state/redis-server.js';
 import { message } from './helpers/engine-setup.js';
@@ -14,13 +15,13 @@ import { FakeClock } from './helpers/fake-clock.js';
 import { RecordingTarget } from './helpers/recording-target.js';
 
 let server: RedisServer | undefined;
-let raw: ReturnType<typeof createClient> | undefined;
+let raw: RedisClient | undefined;
 const states: State[] = [];
 
 beforeAll(async () => {
   if (!hasRedisServer) return;
   server = await startRedisServer();
-  raw = createClient({ url: server.url });
+  raw = createClient({ url: server.url }) as unknown as RedisClient; // see RedisClient
   await raw.connect();
 });
 

@@ -6,17 +6,18 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockLostError, openState, type State, type StateOptions } from '../../src/state/index.js';
 import { lockKeys } from '../../src/state/lock-scripts.js';
+import type { RedisClient } from '../../src/state/keyv.js';
 import { built } from '../run-cli.js';
 import { deferred, stateContract, unique, within } from './contract.js';
 import { freePort, hasRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
 
 let server: RedisServer | undefined;
-let raw: ReturnType<typeof createClient> | undefined;
+let raw: RedisClient | undefined;
 
 beforeAll(async () => {
   if (!hasRedisServer) return;
   server = await startRedisServer();
-  raw = createClient({ url: server.url });
+  raw = createClient({ url: server.url }) as unknown as RedisClient; // see RedisClient
   await raw.connect();
 });
 

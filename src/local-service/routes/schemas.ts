@@ -12,7 +12,7 @@ import * as rules from '../../service/rules/bodies.js';
  * check (z.custom) has no JSON form of its own: its .meta() says it, or it is left open here
  * and the handler's rule still checks it.
  */
-export function jsonSchemaOf(rule: z.ZodType): Record<string, unknown> {
+export function jsonSchemaOf(rule: z.core.$ZodType): Record<string, unknown> {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(rule, {
     target: 'draft-7',
     io: 'input',
