@@ -46,6 +46,8 @@ export interface SemanticIndexOptions {
   now?: () => number;
   /** The question's deadline at ask time. Default 2 s. */
   questionTimeoutMs?: number;
+  /** false: compare vectors in JavaScript even where sqlite-vec loads (tests). */
+  sqliteVec?: boolean;
 }
 
 /** The text a chunk is embedded as: its heading path says what the section is about. */
@@ -76,7 +78,7 @@ export class SemanticIndex implements SemanticSearch {
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.questionTimeoutMs = options.questionTimeoutMs ?? EMBEDDINGS_TIMEOUTS.questionMs;
-    this.store = new VectorStore(db, client.model);
+    this.store = new VectorStore(db, client.model, { sqliteVec: options.sqliteVec });
     this.q = {
       chatbot: db.prepare<[string], { id: number }>('SELECT id FROM chatbots WHERE uuid = ?'),
       sourcesOf: db.prepare<[number, string], { id: number }>(
@@ -92,6 +94,12 @@ export class SemanticIndex implements SemanticSearch {
 
   /** Embeds what is waiting (stored while embeddings were off, or failed), and keeps retrying. */
   start(): void {
+    const reason = this.store.withoutSqliteVec;
+    if (reason !== undefined)
+      this.logger.info(
+        { reason },
+        'semantic retrieval: sqlite-vec is not loaded, vectors are compared in JavaScript (slower)',
+      );
     for (const sourceId of this.store.sourceIds()) this.schedule(sourceId);
     this.retry = setInterval(() => this.retryFailed(), RETRY_MS);
     this.retry.unref();

@@ -12,7 +12,9 @@ import {
   reciprocalRankFusion,
   RRF_K,
 } from '../../../src/local-service/knowledge/fusion.js';
-import { unitVector } from '../../../src/local-service/knowledge/vector-store.js';
+import { unitVector, VectorStore } from '../../../src/local-service/knowledge/vector-store.js';
+import { openServiceDb } from '../../../src/local-service/db/open.js';
+import { seededRandom } from '../../seeded-random.js';
 import { loadConfig } from '../../../src/config.js';
 import { serviceOptionsFrom } from '../../../src/local-service/command.js';
 import {
@@ -171,6 +173,52 @@ describe('vectors', () => {
       expect.closeTo(0.8),
     ]);
     expect(unitVector(new Float32Array(4))).toBeUndefined();
+  });
+
+  it('are ranked alike by sqlite-vec and by the scan in JavaScript, within the chatbot and sources asked', () => {
+    const db = openServiceDb('memory://');
+    db.exec(`INSERT INTO chatbots VALUES (1,'b1','o','b1','private',20,240,'m',1,'t','t'),
+      (2,'b2','o','b2','private',20,240,'m',1,'t','t')`);
+    const addSource = db.prepare<[{ id: number; bot: number }]>(
+      `INSERT INTO sources (id, uuid, chatbot_id, title, type, status, file_name, file_size,
+         tokens, meta_json, created_at, modified_at)
+       VALUES (@id, 's' || @id, @bot, 't', 'upload', 'success', 'f', 0, 0, '{}', 't', 't')`,
+    );
+    [1, 2, 3].forEach((id) => addSource.run({ id, bot: id === 3 ? 2 : 1 }));
+    const addChunk = db.prepare<[{ id: number; source: number; text: string }]>(
+      "INSERT INTO chunks (id, source_id, position, headings, text) VALUES (@id, @source, @id, '[]', @text)",
+    );
+    const random = seededRandom(7);
+    const vector = () => Float32Array.from({ length: 24 }, () => random() - 0.5);
+    const inSql = new VectorStore(db, 'm');
+    const inJs = new VectorStore(db, 'm', { sqliteVec: false });
+    expect(inSql.withoutSqliteVec).toBeUndefined(); // sqlite-vec loads on this machine
+    const chunks = Array.from({ length: 300 }, (_, i) => ({
+      id: i + 1,
+      text: `c${i + 1}`,
+      section: null,
+    }));
+    chunks.forEach((chunk, i) => addChunk.run({ ...chunk, source: (i % 3) + 1 }));
+    inSql.put(chunks, chunks.map(vector));
+    for (let round = 0; round < 5; round++) {
+      const question = vector();
+      const sql = inSql.nearest(1, question, 10);
+      expect(sql).toHaveLength(10);
+      expect(inJs.nearest(1, question, 10).map((n) => n.chunkId)).toEqual(
+        sql.map((n) => n.chunkId),
+      );
+      sql.forEach((n, i) =>
+        expect(n.similarity).toBeCloseTo(inJs.nearest(1, question, 10)[i]!.similarity, 5),
+      );
+      // Chatbot 1 holds sources 1 and 2 (chunks 1, 2, 4, 5 …); only source 2 when asked.
+      expect(sql.every((n) => n.chunkId % 3 !== 0)).toBe(true);
+      const scoped = inSql.nearest(1, question, 10, new Set([2]));
+      expect(scoped.every((n) => n.chunkId % 3 === 2)).toBe(true);
+      expect(inJs.nearest(1, question, 10, new Set([2]))).toEqual(
+        scoped.map((n) => ({ chunkId: n.chunkId, similarity: expect.closeTo(n.similarity, 5) })),
+      );
+    }
+    db.close();
   });
 });
 

@@ -42,6 +42,9 @@ interface World {
 
 let world: World;
 
+/** Whether vectors are compared by sqlite-vec (in SQL) or in JavaScript: both are tested. */
+let sqliteVec = true;
+
 function createWorld(questionTimeoutMs = 1_000): World {
   const db = openServiceDb('memory://');
   const repo = new Repository(db);
@@ -63,7 +66,13 @@ function createWorld(questionTimeoutMs = 1_000): World {
     warn: (fields: { reason?: string }, msg: string) => warnings.push({ msg, ...fields }),
   } as unknown as Logger;
   const client = createEmbeddingsClient({ url: fake.url, model: 'fake-embed', apiKey: KEY });
-  const semantic = new SemanticIndex(db, client, { logger, questionTimeoutMs, now: () => 1000 });
+  const semantic = new SemanticIndex(db, client, {
+    logger,
+    questionTimeoutMs,
+    now: () => 1000,
+    sqliteVec,
+  });
+  expect(semantic.store.withoutSqliteVec).toBe(sqliteVec ? undefined : 'turned off');
   const index = createKnowledgeIndex(db, semantic);
   return {
     db,
@@ -119,7 +128,14 @@ afterEach(async () => {
   world.db.close();
 });
 
-describe('semantic retrieval', () => {
+describe.each([
+  ['sqlite-vec', true],
+  ['JavaScript', false],
+])('semantic retrieval, vectors compared in %s', (_name, inSql) => {
+  beforeAll(() => {
+    sqliteVec = inSql;
+  });
+
   it('finds a paraphrase that bm25 misses', async () => {
     await addManual();
     expect(vectorCount()).toBe(4);
