@@ -60,6 +60,8 @@ export class SemanticIndex implements SemanticSearch {
   readonly store: VectorStore;
   private queue: Promise<void> = Promise.resolve();
   private readonly queued = new Set<number>();
+  /** Questions being embedded now, by their text. */
+  private readonly asking = new Map<string, Promise<Float32Array | undefined>>();
   private readonly stop = new AbortController();
   private readonly unlisten: () => void;
   private retry: NodeJS.Timeout | undefined;
@@ -164,10 +166,31 @@ export class SemanticIndex implements SemanticSearch {
     const chatbot = this.q.chatbot.get(chatbotUuid);
     if (chatbot === undefined || query.trim() === '' || !this.store.hasVectors(chatbot.id))
       return undefined;
+    const vector = await this.questionVector(query);
+    if (vector === undefined) return undefined;
     const sourceIds =
       sourceUuids === undefined
         ? undefined
         : new Set(this.q.sourcesOf.all(chatbot.id, JSON.stringify(sourceUuids)).map((r) => r.id));
+    return this.store
+      .nearest(chatbot.id, vector, NEAREST_DEPTH, sourceIds)
+      .map((neighbour) => neighbour.chunkId);
+  }
+
+  /**
+   * The question's vector, or undefined (logged) when it cannot be had in time. The agents that
+   * search one message at once (agent-router.ts) share one request.
+   */
+  private questionVector(query: string): Promise<Float32Array | undefined> {
+    const asked = this.asking.get(query);
+    if (asked !== undefined) return asked;
+    const vector = this.embedQuestion(query);
+    this.asking.set(query, vector);
+    void vector.then(() => this.asking.delete(query));
+    return vector;
+  }
+
+  private async embedQuestion(query: string): Promise<Float32Array | undefined> {
     try {
       const [vector] = await this.client.embed([query], {
         timeoutMs: this.questionTimeoutMs,
@@ -178,9 +201,7 @@ export class SemanticIndex implements SemanticSearch {
         throw new EmbeddingsError(
           `the question's vector has ${vector!.length} dimensions; the stored ones have ${dimensions}`,
         );
-      return this.store
-        .nearest(chatbot.id, vector!, NEAREST_DEPTH, sourceIds)
-        .map((neighbour) => neighbour.chunkId);
+      return vector;
     } catch (error) {
       const message = messageOf(error);
       this.questionFailures.count++;

@@ -148,6 +148,20 @@ describe.each([
     expect(direct[0]?.sourceUuid).toBe('tyres');
   });
 
+  it('embeds a question once for the searches of one message (one per agent)', async () => {
+    await addManual();
+    const asked = fake.requests.length;
+    const [all, some] = await Promise.all([
+      world.index.search(BOT, PARAPHRASE),
+      world.index.search(BOT, PARAPHRASE, { sourceUuids: ['radio'] }),
+    ]);
+    expect(fake.requests.length).toBe(asked + 1);
+    expect(all[0]?.sourceUuid).toBe('brakes');
+    expect(some.map((p) => p.sourceUuid)).toEqual(['radio']);
+    await world.index.search(BOT, PARAPHRASE); // a later message asks again
+    expect(fake.requests.length).toBe(asked + 2);
+  });
+
   it('searches only the sources asked for', async () => {
     await addManual();
     const scoped = await world.index.search(BOT, PARAPHRASE, { sourceUuids: ['radio', 'tyres'] });
