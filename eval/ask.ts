@@ -41,11 +41,13 @@ export class EvalService {
     private readonly docs: Map<string, string>,
   ) {}
 
-  static async start(): Promise<EvalService> {
+  /** `embeddings`: semantic retrieval beside bm25 (`--embeddings URL`); off by default. */
+  static async start(embeddings?: { url: string; model: string }): Promise<EvalService> {
     const dir = mkdtempSync(join(tmpdir(), 'chatbridge-eval-'));
     const service = await startLocalService({
       apiKeys: [API_KEY],
       storeUrl: `sqlite://${join(dir, 'eval.sqlite')}`,
+      ...(embeddings && { embeddings }),
     });
     const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, maxRetries: 0 });
     return new EvalService(service, client, dir, new Map());
@@ -134,6 +136,11 @@ export class EvalService {
       citedPassages: cited.flatMap((c) => c.passages),
       ms,
     };
+  }
+
+  /** Resolves when every upload is embedded (with `--embeddings`; at once otherwise). */
+  settled(): Promise<void> {
+    return this.service.drain();
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@
 // and kept in `vector_errors`, and the source is tried again every RETRY_MS and at each start
 // (which also embeds whatever was stored while embeddings were off). At ask time the question
 // gets a short deadline; past it, or on any error, the answer comes from bm25 alone.
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import type { ServiceDb } from '../db/open.js';
@@ -132,6 +133,8 @@ export class SemanticIndex implements SemanticSearch {
   }
 
   private async embedSource(sourceId: number): Promise<void> {
+    // Between sources, requests are served: the sweep at start may find thousands to look at.
+    await setImmediate();
     if (this.stop.signal.aborted) return;
     try {
       const chunks = this.store.pending(sourceId);
