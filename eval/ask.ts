@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { startLocalService, type LocalService } from '../src/local-service/index.js';
 import { createServiceClient, isServiceError, parseCitations } from '../src/service/index.js';
 import type { ServiceClient } from '../src/service/api.js';
@@ -47,7 +48,8 @@ export class EvalService {
     const service = await startLocalService({
       apiKeys: [API_KEY],
       storeUrl: `sqlite://${join(dir, 'eval.sqlite')}`,
-      ...(embeddings && { embeddings }),
+      // With embeddings, a failing endpoint is said on stderr (the answers would be bm25's alone).
+      ...(embeddings && { embeddings, logger: pino({ level: 'warn' }, pino.destination(2)) }),
     });
     const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, maxRetries: 0 });
     return new EvalService(service, client, dir, new Map());

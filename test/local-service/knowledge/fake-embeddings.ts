@@ -36,7 +36,8 @@ export function fakeVector(text: string, dimensions = FAKE_DIMENSIONS): number[]
   for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     if (STOPWORDS.has(raw)) continue;
     const word = raw.length > 3 ? raw.replace(/s$/, '') : raw;
-    vector[hash(SYNONYMS[word] ?? word) % dimensions]! += 1;
+    const concept = Object.hasOwn(SYNONYMS, word) ? SYNONYMS[word]! : word; // "constructor" too
+    vector[hash(concept) % dimensions]! += 1;
   }
   return vector;
 }
