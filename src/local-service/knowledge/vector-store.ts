@@ -3,7 +3,7 @@
 // A plain table, one row per chunk: the vector is a BLOB of little-endian float32 (sqlite-vec's
 // format), scaled to length 1, and found by a scan of the chatbot's rows ordered by sqlite-vec's
 // vec_distance_cosine(), in C. Where sqlite-vec's binary cannot load (a platform it does not
-// ship, such as musl Linux), the same scan runs in JavaScript, about 10× slower. Not a `vec0`
+// ship, such as musl Linux), the same scan runs in JavaScript, about 5× slower. Not a `vec0`
 // virtual table: that needs the extension loaded in every process and tool that deletes
 // chunks, while this table's rows go with their chunk by a foreign key (ON DELETE CASCADE) in
 // any process, embeddings on or off.
