@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { startLocalService, type LocalService } from '../src/local-service/index.js';
 import { createServiceClient, isServiceError, parseCitations } from '../src/service/index.js';
 import type { ServiceClient } from '../src/service/api.js';
@@ -41,11 +42,14 @@ export class EvalService {
     private readonly docs: Map<string, string>,
   ) {}
 
-  static async start(): Promise<EvalService> {
+  /** `embeddings`: semantic retrieval beside bm25 (`--embeddings URL`); off by default. */
+  static async start(embeddings?: { url: string; model: string }): Promise<EvalService> {
     const dir = mkdtempSync(join(tmpdir(), 'chatbridge-eval-'));
     const service = await startLocalService({
       apiKeys: [API_KEY],
       storeUrl: `sqlite://${join(dir, 'eval.sqlite')}`,
+      // With embeddings, a failing endpoint is said on stderr (the answers would be bm25's alone).
+      ...(embeddings && { embeddings, logger: pino({ level: 'warn' }, pino.destination(2)) }),
     });
     const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY, maxRetries: 0 });
     return new EvalService(service, client, dir, new Map());
@@ -134,6 +138,11 @@ export class EvalService {
       citedPassages: cited.flatMap((c) => c.passages),
       ms,
     };
+  }
+
+  /** Resolves when every upload is embedded (with `--embeddings`; at once otherwise). */
+  settled(): Promise<void> {
+    return this.service.drain();
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,8 @@
 //   npm run eval -- --json <file>      also every outcome as JSON (to compare two runs)
 //   npm run eval -- --baseline <file>  which questions changed since that --json file
 //   npm run eval -- --check            exit 1 when a target of issue #20 is missed
+//   npm run eval -- --embeddings URL --embeddings-model NAME
+//                                      with semantic retrieval (an OpenAI-compatible endpoint)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
@@ -44,6 +46,8 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     check: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true },
+    embeddings: { type: 'string' },
+    'embeddings-model': { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -218,7 +222,13 @@ async function main(): Promise<void> {
     b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
   };
 
-  const service = await EvalService.start();
+  const embeddings = values.embeddings;
+  if (embeddings !== undefined && values['embeddings-model'] === undefined)
+    throw new Error('--embeddings-model: is required with --embeddings');
+  const service = await EvalService.start(
+    embeddings === undefined ? undefined : { url: embeddings, model: values['embeddings-model']! },
+  );
+  if (embeddings !== undefined) console.log(`With embeddings: ${embeddings}\n`);
   const outcomes: Outcome[] = [];
   try {
     const needs = new Set(selected.map((a) => a.chatbot));
@@ -231,6 +241,7 @@ async function main(): Promise<void> {
         uploadsB.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
       );
     }
+    await service.settled(); // every chunk embedded before the first question
     const ingested = performance.now();
     for (const asking of selected) {
       const session = await service.newSession(bots[asking.chatbot]!);

@@ -17,6 +17,13 @@ const schema = z
         message: 'is required when CHATBRIDGE_SERVICE_URL is set',
       });
     }
+    if (env.EMBEDDINGS_URL && !env.EMBEDDINGS_MODEL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EMBEDDINGS_MODEL'],
+        message: "is required when EMBEDDINGS_URL is set (the embedding model's name)",
+      });
+    }
     if (env.CHATBRIDGE_API_KEY && !env.CHATBRIDGE_SERVICE_URL) {
       ctx.addIssue({
         code: 'custom',
@@ -43,6 +50,14 @@ export interface BridgeConfig {
     apiKey?: string;
     firstByteTimeoutMs?: number;
     idleTimeoutMs?: number;
+  };
+  /** The embedded service's embeddings endpoint (semantic retrieval); off when undefined. */
+  embeddings?: {
+    url: string;
+    model: string;
+    apiKey?: string;
+    timeoutMs?: number;
+    questionTimeoutMs?: number;
   };
   logLevel: string;
   /** HTTP port of /healthz, /readyz, /metrics (and Slack's /slack/events in HTTP mode). */
@@ -90,6 +105,11 @@ export function loadConfig(
     LLM_API_KEY?: string;
     LLM_FIRST_BYTE_TIMEOUT_MS?: number;
     LLM_IDLE_TIMEOUT_MS?: number;
+    EMBEDDINGS_URL?: string;
+    EMBEDDINGS_MODEL?: string;
+    EMBEDDINGS_API_KEY?: string;
+    EMBEDDINGS_TIMEOUT_MS?: number;
+    EMBEDDINGS_QUESTION_TIMEOUT_MS?: number;
   };
   const dataDir = e.CHATBRIDGE_DATA_DIR;
   return {
@@ -112,6 +132,16 @@ export function loadConfig(
           idleTimeoutMs: e.LLM_IDLE_TIMEOUT_MS,
         }
       : undefined,
+    embeddings:
+      e.EMBEDDINGS_URL && e.EMBEDDINGS_MODEL
+        ? {
+            url: e.EMBEDDINGS_URL,
+            model: e.EMBEDDINGS_MODEL,
+            apiKey: e.EMBEDDINGS_API_KEY,
+            timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
+            questionTimeoutMs: e.EMBEDDINGS_QUESTION_TIMEOUT_MS,
+          }
+        : undefined,
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
     drainMs: e.CHATBRIDGE_DRAIN_MS,

@@ -54,6 +54,7 @@ export async function startEmbeddedService(
     streamDelayMs: config.streamDelayMs,
     // url, model, key and the first-byte and idle timeouts, all from the environment.
     llm: config.llm,
+    embeddings: config.embeddings,
     // The same limit the chat surfaces check, so a file they accept is never refused here.
     maxUploadBytes: config.maxUploadBytes,
     logger,

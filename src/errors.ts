@@ -41,6 +41,7 @@ export const ErrorCode = {
   FileTypeUnsupported: 'chatbridge_file_type_unsupported',
   ExtractionLimit: 'chatbridge_extraction_limit',
   FetchFailed: 'chatbridge_fetch_failed',
+  EmbeddingsFailed: 'chatbridge_embeddings_failed',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -22,6 +22,7 @@ const SECRET_ENV = [
   'CHATBRIDGE_SECRET_KEY',
   'DISCORD_TOKEN',
   'LLM_API_KEY',
+  'EMBEDDINGS_API_KEY',
   // Comma-separated lists: each item is masked.
   'CHATBRIDGE_SERVICE_API_KEYS',
 ];

@@ -104,6 +104,13 @@ export function serviceOptionsFrom(
   // Checked even without --llm-url, so a typo is not silently ignored.
   const firstByteTimeoutMs = whole('LLM_FIRST_BYTE_TIMEOUT_MS');
   const idleTimeoutMs = whole('LLM_IDLE_TIMEOUT_MS');
+  const embeddingsUrl = text('EMBEDDINGS_URL');
+  const embeddingsModel = text('EMBEDDINGS_MODEL');
+  if (embeddingsUrl !== undefined && embeddingsModel === undefined) {
+    throw new UsageError('--embeddings-model: is required with --embeddings-url');
+  }
+  const embeddingsTimeoutMs = whole('EMBEDDINGS_TIMEOUT_MS');
+  const questionTimeoutMs = whole('EMBEDDINGS_QUESTION_TIMEOUT_MS');
   const faults: FaultOptions = {
     firstByteDelayMs: whole('CHATBRIDGE_SERVICE_FAULT_FIRST_BYTE_DELAY_MS'),
     failStatus: whole('CHATBRIDGE_SERVICE_FAULT_STATUS'),
@@ -131,6 +138,16 @@ export function serviceOptionsFrom(
             apiKey: text('LLM_API_KEY'),
             firstByteTimeoutMs,
             idleTimeoutMs,
+          },
+    embeddings:
+      embeddingsUrl === undefined
+        ? undefined
+        : {
+            url: embeddingsUrl,
+            model: embeddingsModel as string,
+            apiKey: text('EMBEDDINGS_API_KEY'),
+            timeoutMs: embeddingsTimeoutMs,
+            questionTimeoutMs,
           },
     faults,
   };
@@ -165,7 +182,10 @@ export async function runServiceCommand(
     return 2;
   }
   // The keys have no recognisable shape: mask their exact values in every line.
-  const secrets = [...options.apiKeys, ...(options.llm?.apiKey ? [options.llm.apiKey] : [])];
+  const secrets = [
+    ...options.apiKeys,
+    ...[options.llm?.apiKey, options.embeddings?.apiKey].filter((key) => key !== undefined),
+  ];
   const logger = createLogger({ name: 'chatbridge-service', secrets });
   let service;
   try {

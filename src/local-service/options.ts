@@ -25,6 +25,18 @@ export interface LlmOptions {
   idleTimeoutMs?: number;
 }
 
+/** An OpenAI-compatible embeddings endpoint: semantic retrieval beside bm25 (off when unset). */
+export interface EmbeddingsOptions {
+  /** The API's base, e.g. http://127.0.0.1:11434/v1 (`/embeddings` is appended). */
+  url: string;
+  model: string;
+  apiKey?: string;
+  /** Longest time one call at ingest (a batch of chunks) may take. Default 30 s. */
+  timeoutMs?: number;
+  /** Longest time the question may take to embed; past it, bm25 alone. Default 2 s. */
+  questionTimeoutMs?: number;
+}
+
 export interface LocalServiceOptions {
   /** Each key is its own user. At least one. */
   apiKeys: string[];
@@ -41,6 +53,7 @@ export interface LocalServiceOptions {
   /** Replaces the pause between pieces (tests release pieces one by one with it). */
   pacer?: (pieceIndex: number, signal: AbortSignal) => Promise<void>;
   llm?: LlmOptions;
+  embeddings?: EmbeddingsOptions;
   /** Refuse URL sources on private, link-local and loopback addresses. Default false. */
   refusePrivateUrls?: boolean;
   /** Largest uploaded file. Default 10 MB. */

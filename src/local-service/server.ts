@@ -11,6 +11,7 @@ import { Ingestor } from './ingest.js';
 import { checkJsonDepth } from './json-depth.js';
 import { createDefaultKnowledge } from './knowledge-default.js';
 import { createKnowledgeIndex } from './knowledge/search-index.js';
+import { semanticIndexOf } from './knowledge/semantic-index.js';
 import type { KnowledgePort } from './knowledge-port.js';
 import { DEFAULTS, type FaultOptions, type LocalServiceOptions } from './options.js';
 import {
@@ -46,7 +47,7 @@ export interface LocalService {
   store: string;
   /** Changes fault injection while running (tests, demos). */
   setFaults(faults: FaultOptions): void;
-  /** Resolves when every background URL fetch started so far has finished. */
+  /** Resolves when every background URL fetch (and embedding) started so far has finished. */
   drain(): Promise<void>;
   /** Stops listening, ends open streams, closes the store. */
   close(): Promise<void>;
@@ -132,9 +133,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const closing = new AbortController();
   let faults: FaultOptions = { ...(options.faults ?? {}) };
   const limiter = new SlidingWindowLimiter(now, db);
+  const semantic = semanticIndexOf(db, options.embeddings, { logger, now });
   const chat: ChatDeps = {
     repo,
-    index: createKnowledgeIndex(db),
+    index: createKnowledgeIndex(db, semantic),
     knowledge,
     limiter,
     now,
@@ -220,6 +222,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     await app.listen({ port: options.port ?? 0, host });
   } catch (error) {
+    await semantic?.close();
     await knowledge.close();
     db.close();
     throw error;
@@ -228,6 +231,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   await ingestor.resume();
+  semantic?.start();
   let closed: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}`,
@@ -239,12 +243,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     setFaults(next) {
       faults = { ...next };
     },
-    drain: () => ingestor.drain(),
+    async drain() {
+      await ingestor.drain();
+      await semantic?.settled();
+    },
     close() {
       closed ??= (async () => {
         closing.abort(new Error('service closing'));
         await app.close();
         await ingestor.close();
+        await semantic?.close();
         await knowledge.close();
         db.close();
       })();

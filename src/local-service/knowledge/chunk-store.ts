@@ -2,6 +2,7 @@
 // their FTS5 rows in `chunks_fts` (scope, title, heading path, text), under the same rowid.
 // Callers run these inside their transaction, so a source and its chunks change together.
 import type { ServiceDb } from '../db/open.js';
+import { chunksWritten } from './chunk-events.js';
 import { countTokens, cutChunks } from './chunk.js';
 import { indexedText } from './words.js';
 
@@ -36,7 +37,7 @@ export interface ChunkOwner {
 export class ChunkStore {
   private readonly statements;
 
-  constructor(db: ServiceDb) {
+  constructor(private readonly db: ServiceDb) {
     this.statements = {
       ids: db.prepare<[number], { id: number }>('SELECT id FROM chunks WHERE source_id = ?'),
       rows: db.prepare<[number], { id: number; headings: string; text: string }>(
@@ -98,6 +99,7 @@ export class ChunkStore {
       this.index(lastInsertRowid, scope, owner.title, chunk.headings, chunk.text);
     });
     s.count.run(chunks.length, owner.sourceId);
+    chunksWritten(this.db, owner.sourceId); // embeddings, when on (semantic-index.ts)
   }
 
   /** Indexes the source's chunks again under a new title. In a transaction. */

@@ -12,7 +12,9 @@
 // by reading its rows from an unscoped search (cheaper than a scope token on every row).
 import type { ServiceDb } from '../db/open.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
+import { fuseWithNearest } from './fusion.js';
 import { bestWindow, unitsOf, weighedIn, type Weights, windowText } from './passage.js';
+import type { SemanticSearch } from './semantic-index.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
 import {
   cjkShare,
@@ -117,7 +119,8 @@ function headingMatch(weights: Weights, path: string): number {
 /** The MATCH of the question's words (and the previous question's), OR-ed. */
 const matchOf = (terms: Term[]): string => terms.map((t) => quoted(t.word)).join(' OR ');
 
-export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
+/** `semantic`: nearest chunks by embeddings, fused with bm25's (off when not given). */
+export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): KnowledgeIndex {
   const chunks = new ChunkStore(db);
   const rowColumns = `c.id, c.position, c.section, c.text, s.uuid, s.title, s.type, s.file_name,
     s.link, s.chatbot_id FROM chunks c JOIN sources s ON s.id = c.source_id`;
@@ -264,7 +267,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     });
   }
 
-  function search(chatbotUuid: string, query: string, options: SearchOptions): Passage[] {
+  function search(
+    chatbotUuid: string,
+    query: string,
+    options: SearchOptions,
+    nearest?: number[],
+  ): Passage[] {
     const chatbot = statements.chatbot.get(chatbotUuid);
     if (chatbot === undefined) return [];
     const total = Math.max(1, statements.total.get()?.n ?? 1);
@@ -281,7 +289,14 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const found = candidates(chatbot, terms, options, total);
     // bm25 of the question's own words: the previous question's helped find the candidates,
     // but bm25 cannot weigh them less, so they take no part in it.
-    const rows = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);
+    const lexical = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);
+    // With embeddings, the nearest chunks join by rank fusion; the rerank reads the fused score.
+    const rows = fuseWithNearest(
+      lexical,
+      nearest,
+      (ids) => rowsOf(ids.map((id) => ({ id, score: 0 }))),
+      RERANK_DEPTH,
+    );
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
     const asksInCjk = hasCjk(query); // one who writes CJK at all reads it
@@ -340,7 +355,13 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       }).immediate();
     },
 
-    search: async (chatbotUuid, query, options = {}) => search(chatbotUuid, query, options),
+    search: async (chatbotUuid, query, options = {}) =>
+      search(
+        chatbotUuid,
+        query,
+        options,
+        await semantic?.nearest(chatbotUuid, query, options.sourceUuids),
+      ),
 
     async close() {},
   };
