@@ -26,7 +26,7 @@ export default tseslint.config(
     // more lint time than it finds. A promise nobody awaits or passes on loses its failure.
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -31,7 +31,9 @@ export default defineConfig({
     // once per file (that was most of the suite's time). Files share no state: each opens its
     // own servers (random loopback ports), stores and fakes, and restores fake timers.
     pool: 'forks',
-    poolOptions: { forks: { isolate: false } },
+    // Two forks even on a 2-core machine (vitest's default there is one): much of a test's
+    // time is waiting on loopback servers, child processes and timers, not on the CPU.
+    poolOptions: { forks: { isolate: false, minForks: 1, maxForks: 2 } },
     reporters: ['default'],
     projects: [
       {

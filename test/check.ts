@@ -1,0 +1,45 @@
+// `npm run check`: the type check and the lint in one process over one TypeScript program.
+// The lint's two type-aware rules need a checked program; run apart (`tsc` and `eslint .`),
+// each built and checked its own, which was most of their time. Here typescript-eslint is
+// handed the program tsc's diagnostics were computed on (its `programs` option), so the
+// project is type-checked once. `npm run typecheck` and `npm run lint` still run each alone.
+import { ESLint } from 'eslint';
+import ts from 'typescript';
+
+function checkedProgram(): { program: ts.Program; failed: boolean } {
+  const host: ts.ParseConfigFileHost = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  };
+  const config = ts.getParsedCommandLineOfConfigFile('tsconfig.json', { noEmit: true }, host);
+  if (config === undefined) throw new Error('tsconfig.json: cannot be read');
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program)];
+  if (diagnostics.length > 0) {
+    process.stdout.write(
+      ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+        getCanonicalFileName: (name) => name,
+        getCurrentDirectory: () => process.cwd(),
+        getNewLine: () => '\n',
+      }),
+    );
+  }
+  return { program, failed: diagnostics.length > 0 };
+}
+
+const { program, failed } = checkedProgram();
+const eslint = new ESLint({
+  overrideConfig: [
+    {
+      files: ['**/*.ts'],
+      languageOptions: { parserOptions: { project: null, programs: [program] } },
+    },
+  ],
+});
+const results = await eslint.lintFiles(['.']);
+const report = await (await eslint.loadFormatter('stylish')).format(results);
+if (report !== '') process.stdout.write(report);
+const lintErrors = results.reduce((sum, result) => sum + result.errorCount, 0);
+process.exitCode = failed || lintErrors > 0 ? 1 : 0;
