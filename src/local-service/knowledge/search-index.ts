@@ -141,6 +141,12 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       `SELECT rowid AS id, -${RANK} AS score FROM chunks_fts WHERE chunks_fts MATCH ?
        ORDER BY ${RANK} LIMIT ?`,
     ),
+    // Chunks holding only common words, unranked: bm25() first counts every chunk holding each
+    // word (a word in 400,000 chunks costs 50 ms there), and its idf tells such words apart
+    // little; the rerank orders what this finds.
+    holding: db.prepare<[string, number], { id: number; score: number }>(
+      'SELECT rowid AS id, 0 AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?',
+    ),
     row: db.prepare<[number], Omit<Row, 'bm25'>>(`SELECT ${rowColumns} WHERE c.id = ?`),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
     indexed: db.prepare<[string], { one: number }>(
@@ -152,9 +158,15 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     ),
   };
 
+  /**
+   * The MATCH of words in the searched columns. Only a scope-like word ("c12", "s3") needs the
+   * column filter, which costs reading every match's positions; the scope column holds no other.
+   */
+  const inText = (words: string) =>
+    /"[cs]\d+"/.test(words) ? `{title heading text} : (${words})` : `(${words})`;
+
   /** How many chunks hold a word, counted up to DF_COUNTED. */
-  const dfOf = (word: string) =>
-    statements.df.get(`{title heading text} : ${quoted(word)}`)?.n ?? 0;
+  const dfOf = (word: string) => statements.df.get(inText(quoted(word)))?.n ?? 0;
 
   /** A word the index never saw, read as the indexed word one edit away ("exaclty"). */
   function spelled(word: string): { word: string; df: number } {
@@ -214,20 +226,20 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     }
     // A chatbot holding most of the table: its scope token costs more than reading its rows.
     const dominant = options.sourceUuids === undefined && (chatbot.chunks ?? 0) > total / 2;
+    // Rarest first; the common words wait unless there is nothing else.
+    const ordered = [...terms].sort((a, b) => a.df - b.df);
+    const anyRare = ordered.some((t) => t.df < DF_COUNTED);
+    const rare = anyRare ? ordered.filter((t) => t.df < DF_COUNTED) : ordered;
+    const hits = anyRare ? statements.hits : statements.holding;
     const search = (words: string): Row[] => {
-      const match = `{title heading text} : (${words})`;
-      if (!dominant) return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
-      const unscoped = statements.hits.all(match, 2 * RERANK_DEPTH);
+      const match = `(${inText(words)})`;
+      if (!dominant) return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      const unscoped = hits.all(match, 2 * RERANK_DEPTH);
       const mine = rowsOf(unscoped).filter((row) => row.chatbot_id === chatbot.id);
       if (mine.length >= RERANK_DEPTH || unscoped.length < 2 * RERANK_DEPTH)
         return mine.slice(0, RERANK_DEPTH);
-      return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
     };
-    // Rarest first; the common words wait unless there is nothing else.
-    const ordered = [...terms].sort((a, b) => a.df - b.df);
-    const rare = ordered.some((t) => t.df < DF_COUNTED)
-      ? ordered.filter((t) => t.df < DF_COUNTED)
-      : ordered;
     for (let k = rare.length; k >= 2; k--) {
       const every = search(
         rare
@@ -251,7 +263,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const ids = JSON.stringify(rows.map((row) => row.id));
     const scores = new Map(
       statements.rescore
-        .all(`{title heading text} : (${matchOf(own)})`, ids)
+        .all(inText(matchOf(own)), ids)
         .map((hit) => [hit.id, hit.score]),
     );
     return rows.map((row) => ({ ...row, bm25: scores.get(row.id) ?? 0 }));
