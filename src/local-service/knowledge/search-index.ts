@@ -126,9 +126,9 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       'SELECT id, chatbot_id, title FROM sources WHERE uuid = ?',
     ),
     retitle: db.prepare<[string, number]>('UPDATE sources SET title = ? WHERE id = ?'),
-    chatbot: db.prepare<[string], { id: number; chunks: number | null }>(
-      `SELECT c.id, (SELECT sum(chunk_count) FROM sources WHERE chatbot_id = c.id) AS chunks
-       FROM chatbots c WHERE c.uuid = ?`,
+    chatbot: db.prepare<[string], { id: number }>('SELECT id FROM chatbots WHERE uuid = ?'),
+    chunksOf: db.prepare<[number], { n: number | null }>(
+      'SELECT sum(chunk_count) AS n FROM sources WHERE chatbot_id = ?',
     ),
     sourcesOf: db.prepare<[number, string], { id: number }>(
       'SELECT id FROM sources WHERE chatbot_id = ? AND uuid IN (SELECT value FROM json_each(?))',
@@ -147,7 +147,9 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     holding: db.prepare<[string, number], { id: number; score: number }>(
       'SELECT rowid AS id, 0 AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?',
     ),
-    row: db.prepare<[number], Omit<Row, 'bm25'>>(`SELECT ${rowColumns} WHERE c.id = ?`),
+    rows: db.prepare<[string], Omit<Row, 'bm25'>>(
+      `SELECT ${rowColumns} WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
     indexed: db.prepare<[string], { one: number }>(
       'SELECT 1 AS one FROM chunks_vocab WHERE term = ?',
@@ -270,16 +272,30 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
   }
 
   function rowsOf(hits: { id: number; score: number }[]): Row[] {
+    const ids = JSON.stringify(hits.map((hit) => hit.id));
+    const rows = new Map(statements.rows.all(ids).map((row) => [row.id, row]));
     return hits.flatMap(({ id, score }) => {
-      const row = statements.row.get(id);
+      const row = rows.get(id);
       return row === undefined ? [] : [{ ...row, bm25: score }];
     });
   }
 
+  /** A chatbot's chunk count (summed over its sources), kept until the table grows again: it
+   * only picks the cheaper search, so a count stale after a deletion costs nothing but time. */
+  const counted = new Map<number, { total: number; chunks: number }>();
+  function chunksOf(chatbotId: number, total: number): number {
+    const known = counted.get(chatbotId);
+    if (known?.total === total) return known.chunks;
+    const chunks = statements.chunksOf.get(chatbotId)?.n ?? 0;
+    counted.set(chatbotId, { total, chunks });
+    return chunks;
+  }
+
   function search(chatbotUuid: string, query: string, options: SearchOptions): Passage[] {
-    const chatbot = statements.chatbot.get(chatbotUuid);
-    if (chatbot === undefined) return [];
+    const bot = statements.chatbot.get(chatbotUuid);
+    if (bot === undefined) return [];
     const total = Math.max(1, statements.total.get()?.n ?? 1);
+    const chatbot = { id: bot.id, chunks: chunksOf(bot.id, total) };
     const seen = new Set<string>();
     const own = termsOf(query, 1, total, seen);
     const previous = termsOf(options.previous?.query ?? '', PREVIOUS_WEIGHT, total, seen);

@@ -22,6 +22,7 @@ const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'g');
 
 /** The share of a text's letters written in CJK script, 0..1. */
 export function cjkShare(text: string): number {
+  if (!hasCjk(text)) return 0;
   const letters = text.match(/\p{L}/gu)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(CJK_ALL)?.length ?? 0) / letters;
 }
