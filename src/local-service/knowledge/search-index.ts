@@ -313,20 +313,31 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
     const asksInCjk = hasCjk(query); // one who writes CJK at all reads it
-    const passages = rows.map((row) => {
-      const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
+    // Each chunk's score is bounded by the share of the question its whole text holds (no
+    // window holds more), so the windows are read best bound first, until no unread chunk can
+    // reach the top `limit`: the same passages, without reading most chunks' sentences.
+    const bounded = rows
+      .map((row) => {
+        const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
+        const cjk = cjkShare(row.text);
+        const inScript = asksInCjk ? cjk : 1 - cjk;
+        // bm25's rank, times what it cannot see: the share of the question the best window
+        // holds together, and a heading that names the question.
+        const factor =
+          (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
+          (1 - SCRIPT_SHARE + SCRIPT_SHARE * inScript) *
+          (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title));
+        const tie = cited.has(row.uuid) ? Number.EPSILON : 0; // the source the last answer cited
+        const bound = factor * weighedIn(weights, heading, stemsOf(row.text)) + tie;
+        return { row, heading, factor, tie, bound };
+      })
+      .sort((a, b) => b.bound - a.bound);
+    const limit = options.limit ?? 5;
+    const passages: Passage[] = [];
+    for (const { row, heading, factor, tie, bound } of bounded) {
+      if (passages.length >= limit && bound < passages[limit - 1]!.score) break;
       const units = unitsOf(row.text);
       const window = bestWindow(units, weights, heading);
-      // bm25's rank, times what it cannot see: the share of the question the best window holds
-      // together, and a heading that names the question.
-      const cjk = cjkShare(row.text);
-      const inScript = asksInCjk ? cjk : 1 - cjk;
-      const score =
-        (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
-          (1 - SCRIPT_SHARE + SCRIPT_SHARE * inScript) *
-          window.coverage *
-          (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title)) +
-        (cited.has(row.uuid) ? Number.EPSILON : 0); // ties: the source the last answer cited
       const passage: Passage = {
         sourceUuid: row.uuid,
         title: row.title,
@@ -334,15 +345,16 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
         type: row.type,
         chunkIndex: row.position,
         text: row.text,
-        score,
+        score: factor * window.coverage + tie,
         coverage: weighedIn(weights, heading, ...units.map((unit) => unit.stems)),
         window: windowText(window.units),
       };
       if (row.link !== null) passage.link = row.link;
       if (row.section !== null) passage.section = row.section;
-      return passage;
-    });
-    return passages.sort((a, b) => b.score - a.score).slice(0, options.limit ?? 5);
+      passages.push(passage);
+      passages.sort((a, b) => b.score - a.score);
+    }
+    return passages.slice(0, limit);
   }
 
   return {
