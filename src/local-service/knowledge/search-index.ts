@@ -151,8 +151,8 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
       `SELECT ${rowColumns} WHERE c.id IN (SELECT value FROM json_each(?))`,
     ),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
-    indexed: db.prepare<[string], { one: number }>(
-      'SELECT 1 AS one FROM chunks_vocab WHERE term = ?',
+    indexed: db.prepare<[string], { term: string }>(
+      'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
     ),
     df: db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
@@ -176,8 +176,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
     const stem = stemOf(word);
     if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
     let best = { word, df: 0 };
-    for (const edit of oneEditAway(stem)) {
-      if (statements.indexed.get(edit) === undefined) continue;
+    for (const { term: edit } of statements.indexed.all(JSON.stringify(oneEditAway(stem)))) {
       const known = dfOf(edit);
       if (known > best.df) best = { word: edit, df: known };
     }
