@@ -263,9 +263,7 @@ export function createKnowledgeIndex(db: ServiceDb): KnowledgeIndex {
   function ownBm25(rows: Row[], own: Term[]): Row[] {
     const ids = JSON.stringify(rows.map((row) => row.id));
     const scores = new Map(
-      statements.rescore
-        .all(inText(matchOf(own)), ids)
-        .map((hit) => [hit.id, hit.score]),
+      statements.rescore.all(inText(matchOf(own)), ids).map((hit) => [hit.id, hit.score]),
     );
     return rows.map((row) => ({ ...row, bm25: scores.get(row.id) ?? 0 }));
   }
