@@ -31,6 +31,11 @@ export interface Window {
 export type Weights = ReadonlyMap<string, number>;
 
 const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+/** CJK letters and their full-width punctuation: written with no space between them. */
+const WIDE = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;
+/** What joins two pieces of one paragraph: a space, except between CJK (as CSS Text does). */
+const glue = (before: string, after: string) =>
+  WIDE.test(before.at(-1) ?? '') && WIDE.test(after[0] ?? '') ? '' : ' ';
 const countWords = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 /**
@@ -45,7 +50,9 @@ function unit(kind: Unit['kind'], text: string, block: number): Unit {
 function unitsOfBlock(block: Block, index: number): Unit[] {
   switch (block.kind) {
     case 'paragraph': {
-      const flat = block.text.replace(/\s*\n\s*/g, ' ');
+      const flat = block.text.replace(/\s*\n\s*/g, (_, at: number, text: string) =>
+        glue(text.slice(0, at), text.slice(at).trimStart()),
+      );
       return [...sentences.segment(flat)]
         .map((s) => s.segment.trim())
         .filter(Boolean)
@@ -120,7 +127,7 @@ export function windowText(units: Unit[]): string {
       previous.kind === 'sentence' &&
       previous.block === current.block
     )
-      text += ` ${current.text}`;
+      text += glue(text, current.text) + current.text;
     else if (
       current.kind !== 'code' &&
       previous.kind !== 'code' &&

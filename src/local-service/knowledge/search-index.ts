@@ -129,9 +129,9 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
       'SELECT id, chatbot_id, title FROM sources WHERE uuid = ?',
     ),
     retitle: db.prepare<[string, number]>('UPDATE sources SET title = ? WHERE id = ?'),
-    chatbot: db.prepare<[string], { id: number; chunks: number | null }>(
-      `SELECT c.id, (SELECT sum(chunk_count) FROM sources WHERE chatbot_id = c.id) AS chunks
-       FROM chatbots c WHERE c.uuid = ?`,
+    chatbot: db.prepare<[string], { id: number }>('SELECT id FROM chatbots WHERE uuid = ?'),
+    chunksOf: db.prepare<[number], { n: number | null }>(
+      'SELECT sum(chunk_count) AS n FROM sources WHERE chatbot_id = ?',
     ),
     sourcesOf: db.prepare<[number, string], { id: number }>(
       'SELECT id FROM sources WHERE chatbot_id = ? AND uuid IN (SELECT value FROM json_each(?))',
@@ -144,10 +144,18 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
       `SELECT rowid AS id, -${RANK} AS score FROM chunks_fts WHERE chunks_fts MATCH ?
        ORDER BY ${RANK} LIMIT ?`,
     ),
-    row: db.prepare<[number], Omit<Row, 'bm25'>>(`SELECT ${rowColumns} WHERE c.id = ?`),
+    // Chunks holding only common words, unranked: bm25() first counts every chunk holding each
+    // word (a word in 400,000 chunks costs 50 ms there), and its idf tells such words apart
+    // little; the rerank orders what this finds.
+    holding: db.prepare<[string, number], { id: number; score: number }>(
+      'SELECT rowid AS id, 0 AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?',
+    ),
+    rows: db.prepare<[string], Omit<Row, 'bm25'>>(
+      `SELECT ${rowColumns} WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
-    indexed: db.prepare<[string], { one: number }>(
-      'SELECT 1 AS one FROM chunks_vocab WHERE term = ?',
+    indexed: db.prepare<[string], { term: string }>(
+      'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
     ),
     df: db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
@@ -155,9 +163,15 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     ),
   };
 
+  /**
+   * The MATCH of words in the searched columns. Only a scope-like word ("c12", "s3") needs the
+   * column filter, which costs reading every match's positions; the scope column holds no other.
+   */
+  const inText = (words: string) =>
+    /"[cs]\d+"/.test(words) ? `{title heading text} : (${words})` : `(${words})`;
+
   /** How many chunks hold a word, counted up to DF_COUNTED. */
-  const dfOf = (word: string) =>
-    statements.df.get(`{title heading text} : ${quoted(word)}`)?.n ?? 0;
+  const dfOf = (word: string) => statements.df.get(inText(quoted(word)))?.n ?? 0;
 
   /** A word the index never saw, read as the indexed word one edit away ("exaclty"). */
   function spelled(word: string): { word: string; df: number } {
@@ -165,8 +179,7 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     const stem = stemOf(word);
     if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
     let best = { word, df: 0 };
-    for (const edit of oneEditAway(stem)) {
-      if (statements.indexed.get(edit) === undefined) continue;
+    for (const { term: edit } of statements.indexed.all(JSON.stringify(oneEditAway(stem)))) {
       const known = dfOf(edit);
       if (known > best.df) best = { word: edit, df: known };
     }
@@ -217,20 +230,20 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     }
     // A chatbot holding most of the table: its scope token costs more than reading its rows.
     const dominant = options.sourceUuids === undefined && (chatbot.chunks ?? 0) > total / 2;
+    // Rarest first; the common words wait unless there is nothing else.
+    const ordered = [...terms].sort((a, b) => a.df - b.df);
+    const anyRare = ordered.some((t) => t.df < DF_COUNTED);
+    const rare = anyRare ? ordered.filter((t) => t.df < DF_COUNTED) : ordered;
+    const hits = anyRare ? statements.hits : statements.holding;
     const search = (words: string): Row[] => {
-      const match = `{title heading text} : (${words})`;
-      if (!dominant) return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
-      const unscoped = statements.hits.all(match, 2 * RERANK_DEPTH);
+      const match = `(${inText(words)})`;
+      if (!dominant) return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      const unscoped = hits.all(match, 2 * RERANK_DEPTH);
       const mine = rowsOf(unscoped).filter((row) => row.chatbot_id === chatbot.id);
       if (mine.length >= RERANK_DEPTH || unscoped.length < 2 * RERANK_DEPTH)
         return mine.slice(0, RERANK_DEPTH);
-      return rowsOf(statements.hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
     };
-    // Rarest first; the common words wait unless there is nothing else.
-    const ordered = [...terms].sort((a, b) => a.df - b.df);
-    const rare = ordered.some((t) => t.df < DF_COUNTED)
-      ? ordered.filter((t) => t.df < DF_COUNTED)
-      : ordered;
     for (let k = rare.length; k >= 2; k--) {
       const every = search(
         rare
@@ -253,18 +266,29 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
   function ownBm25(rows: Row[], own: Term[]): Row[] {
     const ids = JSON.stringify(rows.map((row) => row.id));
     const scores = new Map(
-      statements.rescore
-        .all(`{title heading text} : (${matchOf(own)})`, ids)
-        .map((hit) => [hit.id, hit.score]),
+      statements.rescore.all(inText(matchOf(own)), ids).map((hit) => [hit.id, hit.score]),
     );
     return rows.map((row) => ({ ...row, bm25: scores.get(row.id) ?? 0 }));
   }
 
   function rowsOf(hits: { id: number; score: number }[]): Row[] {
+    const ids = JSON.stringify(hits.map((hit) => hit.id));
+    const rows = new Map(statements.rows.all(ids).map((row) => [row.id, row]));
     return hits.flatMap(({ id, score }) => {
-      const row = statements.row.get(id);
+      const row = rows.get(id);
       return row === undefined ? [] : [{ ...row, bm25: score }];
     });
+  }
+
+  /** A chatbot's chunk count (summed over its sources), kept until the table grows again: it
+   * only picks the cheaper search, so a count stale after a deletion costs nothing but time. */
+  const counted = new Map<number, { total: number; chunks: number }>();
+  function chunksOf(chatbotId: number, total: number): number {
+    const known = counted.get(chatbotId);
+    if (known?.total === total) return known.chunks;
+    const chunks = statements.chunksOf.get(chatbotId)?.n ?? 0;
+    counted.set(chatbotId, { total, chunks });
+    return chunks;
   }
 
   function search(
@@ -273,9 +297,10 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     options: SearchOptions,
     nearest?: number[],
   ): Passage[] {
-    const chatbot = statements.chatbot.get(chatbotUuid);
-    if (chatbot === undefined) return [];
+    const bot = statements.chatbot.get(chatbotUuid);
+    if (bot === undefined) return [];
     const total = Math.max(1, statements.total.get()?.n ?? 1);
+    const chatbot = { id: bot.id, chunks: chunksOf(bot.id, total) };
     const seen = new Set<string>();
     const own = termsOf(query, 1, total, seen);
     const previous = termsOf(options.previous?.query ?? '', PREVIOUS_WEIGHT, total, seen);
@@ -300,20 +325,31 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     const topBm25 = Math.max(...rows.map((row) => row.bm25), Number.MIN_VALUE);
     const cited = new Set(options.previous?.sources ?? []);
     const asksInCjk = hasCjk(query); // one who writes CJK at all reads it
-    const passages = rows.map((row) => {
-      const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
+    // Each chunk's score is bounded by the share of the question its whole text holds (no
+    // window holds more), so the windows are read best bound first, until no unread chunk can
+    // reach the top `limit`: the same passages, without reading most chunks' sentences.
+    const bounded = rows
+      .map((row) => {
+        const heading = stemsOf(`${row.title}\n${row.section ?? ''}`);
+        const cjk = cjkShare(row.text);
+        const inScript = asksInCjk ? cjk : 1 - cjk;
+        // bm25's rank, times what it cannot see: the share of the question the best window
+        // holds together, and a heading that names the question.
+        const factor =
+          (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
+          (1 - SCRIPT_SHARE + SCRIPT_SHARE * inScript) *
+          (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title));
+        const tie = cited.has(row.uuid) ? Number.EPSILON : 0; // the source the last answer cited
+        const bound = factor * weighedIn(weights, heading, stemsOf(row.text)) + tie;
+        return { row, heading, factor, tie, bound };
+      })
+      .sort((a, b) => b.bound - a.bound);
+    const limit = options.limit ?? 5;
+    const passages: Passage[] = [];
+    for (const { row, heading, factor, tie, bound } of bounded) {
+      if (passages.length >= limit && bound < passages[limit - 1]!.score) break;
       const units = unitsOf(row.text);
       const window = bestWindow(units, weights, heading);
-      // bm25's rank, times what it cannot see: the share of the question the best window holds
-      // together, and a heading that names the question.
-      const cjk = cjkShare(row.text);
-      const inScript = asksInCjk ? cjk : 1 - cjk;
-      const score =
-        (1 - BM25_SHARE + BM25_SHARE * (row.bm25 / topBm25)) *
-          (1 - SCRIPT_SHARE + SCRIPT_SHARE * inScript) *
-          window.coverage *
-          (1 + HEADING_WEIGHT * headingMatch(weights, row.section ?? row.title)) +
-        (cited.has(row.uuid) ? Number.EPSILON : 0); // ties: the source the last answer cited
       const passage: Passage = {
         sourceUuid: row.uuid,
         title: row.title,
@@ -321,15 +357,16 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
         type: row.type,
         chunkIndex: row.position,
         text: row.text,
-        score,
+        score: factor * window.coverage + tie,
         coverage: weighedIn(weights, heading, ...units.map((unit) => unit.stems)),
         window: windowText(window.units),
       };
       if (row.link !== null) passage.link = row.link;
       if (row.section !== null) passage.section = row.section;
-      return passage;
-    });
-    return passages.sort((a, b) => b.score - a.score).slice(0, options.limit ?? 5);
+      passages.push(passage);
+      passages.sort((a, b) => b.score - a.score);
+    }
+    return passages.slice(0, limit);
   }
 
   return {

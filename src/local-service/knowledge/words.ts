@@ -22,6 +22,7 @@ const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'g');
 
 /** The share of a text's letters written in CJK script, 0..1. */
 export function cjkShare(text: string): number {
+  if (!hasCjk(text)) return 0;
   const letters = text.match(/\p{L}/gu)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(CJK_ALL)?.length ?? 0) / letters;
 }
@@ -101,7 +102,13 @@ export function stemOf(word: string): string {
   return stem;
 }
 
-export const isStopword = (word: string): boolean => STOPWORDS.has(word) || !/\p{L}|\d/u.test(word);
+/**
+ * Whether a word carries no topic: a listed stopword, no letter or digit, or Japanese written
+ * in hiragana alone, the script of particles, inflections and auxiliaries ("ください",
+ * "ますか"); Japanese writes what a text is about in kanji and katakana.
+ */
+export const isStopword = (word: string): boolean =>
+  STOPWORDS.has(word) || !/\p{L}|\d/u.test(word) || /^\p{Script=Hiragana}+$/u.test(word);
 
 /** The distinct stems of a text's topic words, in order of first use. */
 export function termsOf(text: string): string[] {
