@@ -43,7 +43,7 @@ export class LocalIntakeStore implements IntakeStore {
     /** Shared with the other keys of the deployment: queues of two deployments never mix. */
     private readonly prefix: string,
     /** This process's name on the rows it holds. */
-    private readonly owner = randomUUID(),
+    private readonly owner: string = randomUUID(),
   ) {
     db.exec(SCHEMA);
     this.leaseMs = options.leaseMs;

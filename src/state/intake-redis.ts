@@ -51,7 +51,7 @@ export class RedisIntakeStore implements IntakeStore {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly options: IntakeOptions,
-    private readonly consumer = randomUUID(),
+    private readonly consumer: string = randomUUID(),
   ) {
     this.leaseMs = options.leaseMs;
     this.renewer = new LeaseRenewer(options);
