@@ -205,3 +205,28 @@ function parseProgress(note: string | undefined): AnswerProgress {
     return {};
   }
 }
+
+/** What a person is told when their question could not be taken in (the store stayed down). */
+export const NOT_TAKEN_TEXT =
+  'I could not take your question just now (my storage is unreachable). Please send it again in a minute.';
+/**
+ * Waits between tries of taking in an event the platform never delivers again (Discord's
+ * gateway): about eight seconds in all, in memory, before the person is told.
+ */
+export const TAKE_RETRY_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000];
+
+/** Runs `attempt`, trying again after each of `delaysMs` while it throws; then throws the last. */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  clock: Pick<Clock, 'setTimer'> = systemClock,
+  delaysMs: readonly number[] = TAKE_RETRY_MS,
+): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (i >= delaysMs.length) throw error;
+      await new Promise<void>((resolve) => clock.setTimer(resolve, delaysMs[i]!));
+    }
+  }
+}
