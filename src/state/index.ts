@@ -1,5 +1,6 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
-// registry of data sources, event de-duplication, per-thread locks and the message →
+// registry of data sources, event de-duplication, the intake queue of events not yet answered
+// (intake-redis.ts, intake-local.ts), per-thread locks and the message →
 // conversation links of reply chains, per-workspace thread-context settings, assistant
 // threads' viewing contexts and greetings, Slack installations and votes on answers (feedback)
 // on one store.
