@@ -42,6 +42,8 @@ export interface MessageHandlerDeps {
   botId(): string | undefined;
   /** Whether the connection has the Message Content intent (else unmentioned text is empty). */
   receivesContent?(): boolean;
+  /** Waits between tries of taking a message in while the store is down (TAKE_RETRY_MS). */
+  takeRetryMs?: readonly number[];
 }
 
 /** Where the answer goes: the conversation, the channel, and the message it replies to. */
@@ -193,7 +195,7 @@ class MessageRouter {
     step: () => Promise<T>,
   ): Promise<T | undefined> {
     try {
-      return await withRetries(step);
+      return await withRetries(step, undefined, this.deps.takeRetryMs);
     } catch (error) {
       const { logger } = this.deps;
       logger.error({ err: error, message: message.id }, 'discord: could not take a message in');

@@ -2,7 +2,7 @@
 // down waits in memory (bounded retries): answered once the store is back; when it stays down,
 // the person is told their question was not taken, instead of silence.
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOT_TAKEN_TEXT } from '../../src/bridge/intake.js';
+import { NOT_TAKEN_TEXT, TAKE_RETRY_MS } from '../../src/bridge/intake.js';
 import { openState, type State } from '../../src/state/index.js';
 import { alice, RecordingConversation, startRig, type Rig } from './helpers.js';
 
@@ -34,7 +34,8 @@ describe('discord: a question while the store is down', () => {
   it('waits for the store and answers once it is back', async () => {
     const control = { failures: 2 };
     const conversation = new RecordingConversation();
-    rig = await startRig(conversation, { state: await flakyState(control) });
+    const takeRetryMs = TAKE_RETRY_MS.map(() => 10);
+    rig = await startRig(conversation, { state: await flakyState(control), takeRetryMs });
     const { fake } = rig;
     const done = conversation.done(() => true);
     fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> still there?`, {
@@ -48,7 +49,9 @@ describe('discord: a question while the store is down', () => {
   it('tells the person when the store stays down', async () => {
     const control = { failures: -1 };
     const conversation = new RecordingConversation();
-    rig = await startRig(conversation, { state: await flakyState(control) });
+    // The same number of tries as in production, over less time.
+    const takeRetryMs = TAKE_RETRY_MS.map(() => 10);
+    rig = await startRig(conversation, { state: await flakyState(control), takeRetryMs });
     const { fake } = rig;
     fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> hello?`, {
       mentions: [fake.bot],
@@ -59,5 +62,5 @@ describe('discord: a question while the store is down', () => {
     );
     expect(notice.channel_id).toBe(fake.textChannel.id);
     expect(conversation.handled).toHaveLength(0);
-  }, 20_000);
+  });
 });

@@ -109,4 +109,24 @@ describe('Slack durable intake', () => {
     expect(orphan.markdown).toContain('This answer was interrupted');
     expect(state.intake!.queue('slack').held).toBe(0);
   });
+
+  it('closes a message that no longer streams by replacing its text with the notice', async () => {
+    state = await openState('memory://');
+    const conversation = new RecordingConversation();
+    h = await Harness.start({ conversation, state });
+    await h.event(mention('hi'));
+    const { target } = await conversation.next();
+    await h.adapter.idle();
+    const posted = (await h.fake.workspace.postMessage({
+      channel: 'C1',
+      thread_ts: nextTs(),
+      markdown_text: 'Half an ans',
+    })) as unknown as { ts: string };
+    await target.closeInterrupted!([posted.ts], 'This answer was interrupted.');
+    expect(h.fake.workspace.message(posted.ts)?.markdown).toBe('This answer was interrupted.');
+    expect(h.fake.callsOf('chat.stopStream').at(-1)?.reply).toMatchObject({
+      ok: false,
+      error: 'message_not_in_streaming_state',
+    });
+  });
 });
