@@ -91,10 +91,17 @@ export class Intake<P> {
     const tick = () => {
       if (this.stopped) return;
       void this.sweep(queue, resume).finally(() => {
-        if (!this.stopped) this.sweeper = this.clock.setTimer(tick, every);
+        if (!this.stopped) this.sweeper = this.schedule(tick, every);
       });
     };
-    this.sweeper = this.clock.setTimer(tick, every);
+    this.sweeper = this.schedule(tick, every);
+  }
+
+  /** A sweep alone never keeps the process alive. */
+  private schedule(tick: () => void, ms: number): TimerHandle {
+    const handle = this.clock.setTimer(tick, ms);
+    (handle as { unref?: () => void } | undefined)?.unref?.();
+    return handle;
   }
 
   /** No more takeovers by this process. */
