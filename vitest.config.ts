@@ -15,7 +15,9 @@ const system = [
   'test/service/cli-connection.test.ts',
   // A real Redis server.
   'test/bridge/replicas-redis.test.ts',
+  'test/slack/replicas-intake.test.ts',
   'test/state/redis.test.ts',
+  'test/state/redis-intake.test.ts',
   'test/state/rate-budget.test.ts',
   // Bombs and the extraction limits they cross.
   'test/local-service/hostile-files.test.ts',

@@ -64,6 +64,8 @@ export interface BridgeConfig {
   port: number;
   /** After SIGTERM, how long answers in progress may go on before they end with a notice. */
   drainMs: number;
+  /** How long a silent replica's thread locks and kept events last before a takeover. */
+  leaseMs: number;
 }
 
 export class ConfigError extends CodedError {
@@ -98,6 +100,7 @@ export function loadConfig(
     CHATBRIDGE_STREAM_DELAY_MS: number;
     CHATBRIDGE_MAX_UPLOAD_BYTES: number;
     CHATBRIDGE_DRAIN_MS: number;
+    CHATBRIDGE_LEASE_MS: number;
     PORT: number;
     LOG_LEVEL: string;
     LLM_URL?: string;
@@ -145,5 +148,6 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
     drainMs: e.CHATBRIDGE_DRAIN_MS,
+    leaseMs: e.CHATBRIDGE_LEASE_MS,
   };
 }

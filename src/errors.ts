@@ -23,6 +23,7 @@ export const ErrorCode = {
   // State
   LockLost: 'chatbridge_lock_lost',
   LockUnavailable: 'chatbridge_lock_unavailable',
+  IntakeUnavailable: 'chatbridge_intake_unavailable',
   // Chat surfaces
   SurfaceRateLimited: 'chatbridge_surface_rate_limited',
   ShuttingDown: 'chatbridge_shutting_down',

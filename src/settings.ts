@@ -130,6 +130,15 @@ export const SETTINGS: readonly Setting[] = [
     default: 10_000,
   },
   {
+    name: 'CHATBRIDGE_LEASE_MS',
+    type: 'whole',
+    min: 100,
+    max: 600_000,
+    use: ['start'],
+    help: 'How long a replica that went silent (crashed, killed) holds its threads and the events it took in; then another replica (on SQLite: the restarted process) takes them over and finishes their answers',
+    default: 15_000,
+  },
+  {
     name: 'PORT',
     type: 'whole',
     min: 0,

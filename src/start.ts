@@ -43,7 +43,11 @@ export async function start(io: StartIo): Promise<void> {
   const metrics = createBridgeMetrics();
   const readiness = new Readiness();
 
-  const rawState = await openState(config.storeUrl, { logger });
+  const rawState = await openState(config.storeUrl, {
+    logger,
+    lockTtlMs: config.leaseMs,
+    intakeLeaseMs: config.leaseMs,
+  });
   const state = observeDedup(rawState, metrics.observer);
   const service = await connectToService(
     config,

@@ -33,6 +33,8 @@ export interface DiscordAdapterDeps {
   now?: () => number;
   /** Base interval between two edits of one message (default 1000 ms). */
   minUpdateMs?: number;
+  /** Waits between tries of taking a message in while the store is down (tests shorten them). */
+  takeRetryMs?: readonly number[];
   /** Longest wait in stop() for answers still streaming. Default 10 s. */
   drainMs?: number;
   /** Told of every REST call and its outcome (metrics). */
@@ -90,6 +92,7 @@ class DiscordSurface implements DiscordAdapter {
       logger,
       botId: () => this.client.user?.id,
       receivesContent: () => this.withContent,
+      ...(deps.takeRetryMs ? { takeRetryMs: deps.takeRetryMs } : {}),
     });
     this.onInteraction = createInteractionHandler({
       client: deps.client,

@@ -18,6 +18,7 @@ import {
   type IncomingMessage,
   type ThreadRef,
 } from '../../src/bridge/types.js';
+import { NOT_TAKEN_TEXT, withRetries } from '../../src/bridge/intake.js';
 import type { StateStore } from '../../src/state/types.js';
 import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
 import type { ChannelPace } from './pace.js';
@@ -41,6 +42,8 @@ export interface MessageHandlerDeps {
   botId(): string | undefined;
   /** Whether the connection has the Message Content intent (else unmentioned text is empty). */
   receivesContent?(): boolean;
+  /** Waits between tries of taking a message in while the store is down (TAKE_RETRY_MS). */
+  takeRetryMs?: readonly number[];
 }
 
 /** Where the answer goes: the conversation, the channel, and the message it replies to. */
@@ -145,7 +148,11 @@ class MessageRouter {
   /** Everything before the engine takes the message; returns the answer it started. */
   private async prepare(message: Message, botId: string, chained?: ThreadRef): Promise<Started> {
     const { conversation, state } = this.deps;
-    const where = await planReply(this.deps, message, botId, chained);
+    // The gateway never delivers a message again: a store that is down is waited for (in
+    // memory, bounded), then the person is told their question was not taken.
+    const where = await this.taken(message, botId, () =>
+      planReply(this.deps, message, botId, chained),
+    );
     if (!where) return undefined;
     const question = readableContent(message, botId);
     // Empty and not addressed: an image-only message, or text Discord withheld (no Message
@@ -155,7 +162,8 @@ class MessageRouter {
       return undefined;
     }
     // One answer per message id, across replicas and gateway reconnects (replayed events).
-    if (!(await state.dedup.claim(`${PLATFORM}:message:${message.id}`, DEDUP_TTL_MS))) return;
+    const key = `${PLATFORM}:message:${message.id}`;
+    if (!(await this.taken(message, botId, () => state.dedup.claim(key, DEDUP_TTL_MS)))) return;
 
     if (question === '') {
       await message.reply({
@@ -175,6 +183,30 @@ class MessageRouter {
       text: question,
     };
     return { answered: conversation.handle(incoming, this.targetFor(place, message, botId)) };
+  }
+
+  /**
+   * `step` (a store read or claim), tried again while the store is down; when it stays down,
+   * a message meant for the bot is told so, and undefined is returned.
+   */
+  private async taken<T>(
+    message: Message,
+    botId: string,
+    step: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await withRetries(step, undefined, this.deps.takeRetryMs);
+    } catch (error) {
+      const { logger } = this.deps;
+      logger.error({ err: error, message: message.id }, 'discord: could not take a message in');
+      const forUs = message.guildId === null || message.mentions.users.has(botId);
+      if (forUs) {
+        await message
+          .reply({ content: NOT_TAKEN_TEXT, allowedMentions: NO_MENTIONS_REPLY })
+          .catch((failed: unknown) => logger.warn({ err: failed }, 'discord: notice failed'));
+      }
+      return undefined;
+    }
   }
 
   /** The place of the answer; undefined when the message was "reset" (answered here). */

@@ -100,6 +100,9 @@ function stateThreadContextStore(state: StateStore): ContextStore {
 
 export function createSlackAssistant(deps: SlackAssistantDeps): Assistant {
   const { state, track } = deps;
+  const lookup = (ref: ThreadRef) => assistantRoute(deps, ref);
+  // A pane question taken over from a dead replica finds its route the same way.
+  deps.router.assistantLookup = lookup;
   return new Assistant({
     threadContextStore: stateThreadContextStore(state),
     threadStarted: async ({ payload, body, saveThreadContext }) => {
@@ -118,7 +121,10 @@ export function createSlackAssistant(deps: SlackAssistantDeps): Assistant {
     userMessage: async ({ payload, body }) => {
       const event = payload as unknown as SlackMessageEvent;
       const envelope = body as EventEnvelope;
-      track(deps.router.route(event, envelope, (ref) => assistantRoute(deps, ref)));
+      const received = deps.router.receive(event, envelope, lookup);
+      track(received.done);
+      // Acknowledged once kept, as every other message (index.ts).
+      await received.kept;
     },
   });
 }

@@ -14,7 +14,14 @@ import { createSlackAssistant } from './assistant.js';
 import { createBoltApp, type BoltApp } from './bolt-app.js';
 import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
-import { EventRouter, type EventEnvelope, type SlackMessageEvent } from './events.js';
+import { Intake, isIntakeUnavailable } from '../../src/bridge/intake.js';
+import {
+  DEDUP_TTL_MS,
+  EventRouter,
+  type EventEnvelope,
+  type KeptSlackEvent,
+  type SlackMessageEvent,
+} from './events.js';
 import { WorkspaceFeatures } from './features.js';
 import { InFlight } from './in-flight.js';
 import { INSTALL_PATH, registerRevocations } from './oauth.js';
@@ -90,6 +97,7 @@ export function createSlackAdapter(
   const run: RunState = { stopping: false, started: false };
   wireHandlers(bolt, parts, { deps, logger, inFlight, run });
   const { idle } = inFlight;
+  const { intake, router } = parts;
   let stopped: Promise<void> | undefined;
   let port: number | undefined;
   return {
@@ -104,6 +112,8 @@ export function createSlackAdapter(
     async start() {
       port = await startSlackApp(config, bolt, parts, logger);
       run.started = true;
+      // Events a dead replica kept and never answered are answered here after their lease.
+      intake.start(async (kept, work) => inFlight.track(router.resume(kept, work)));
     },
     notReady() {
       if (run.stopping) return 'stopping';
@@ -114,6 +124,8 @@ export function createSlackAdapter(
     stop() {
       stopped ??= (async () => {
         run.stopping = true;
+        // What this process still holds when it exits is taken over by another replica.
+        intake.stop();
         // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
         // new events for another connection. Replies use the Web API, not the socket.
         if (config.appToken) await app.stop();
@@ -138,6 +150,7 @@ interface SlackParts {
   auth: WorkspaceAuth;
   api: ReturnType<typeof createSlackApi>;
   router: EventRouter;
+  intake: Intake<KeptSlackEvent>;
   admin: SlackAdmin;
   /** The bot's user id with a single bot token (set at start; OAuth keeps one per workspace). */
   own: { botUserId: string | undefined };
@@ -170,7 +183,14 @@ function createSlackParts(
   const users = new SlackUsers(api, now);
   const channels = new SlackChannels(api, now);
   const own: SlackParts['own'] = { botUserId: undefined };
+  const intake = new Intake<KeptSlackEvent>({
+    platform: 'slack',
+    state: deps.state,
+    log: logger,
+    dedupTtlMs: DEDUP_TTL_MS,
+  });
   const router = new EventRouter({
+    intake,
     api,
     features: new WorkspaceFeatures(),
     logger,
@@ -195,7 +215,7 @@ function createSlackParts(
     enterpriseOf: (workspace) => auth.enterpriseId(workspace),
     maxUploadBytes: config.maxUploadBytes,
   });
-  return { auth, api, router, admin, own };
+  return { auth, api, router, intake, admin, own };
 }
 
 function wireHandlers(
@@ -224,15 +244,20 @@ function wireHandlers(
   // After the stopping check; claims assistant events and the messages of DM threads, which it
   // hands to the same router as every other message.
   app.assistant(createSlackAssistant({ api, state: deps.state, router, logger, track }));
+  // Slack hears back (HTTP 200) only once the event is kept; an event that could not be kept
+  // fails the request (500), so Slack delivers it again.
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
-    track(router.route(event as SlackMessageEvent, body as EventEnvelope));
+    const received = router.receive(event as SlackMessageEvent, body as EventEnvelope);
+    track(received.done);
+    await received.kept;
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
   admin.register(app, track);
   registerFeedback(app, { api, logger, state: deps.state, observer: deps.observer }, track);
   app.error(async (caught) => {
-    if (isShuttingDown(caught)) throw caught; // makes the receiver answer 500
+    // Both make the receiver answer 500: Slack delivers the event again.
+    if (isShuttingDown(caught) || isIntakeUnavailable(caught)) throw caught;
     logger.error({ err: caught }, 'slack: bolt error');
   });
 }

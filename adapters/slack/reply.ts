@@ -73,7 +73,7 @@ export function createSlackReplyTarget(
   const working = new WorkingIndicator(api, features, { ...place, kind }, logger);
   const messageOptions: MessageOptions = { api, place, now };
 
-  const startStream = async (shown: string): Promise<ReplyMessage | undefined> => {
+  const startStream = async (shown: string): Promise<StreamedMessage | undefined> => {
     // Closers the renderer added cannot be taken back from an append-only stream: hold them.
     const text = withoutClosers(shown) || shown;
     try {
@@ -105,7 +105,7 @@ export function createSlackReplyTarget(
     }
   };
 
-  const open = async (text: string): Promise<ReplyMessage> => {
+  const open = async (text: string): Promise<StreamedMessage | EditedMessage> => {
     if (text.trim() !== '' && features.streaming(place.workspace, kind)) {
       const streamed = await startStream(text);
       if (streamed) return streamed;
@@ -124,8 +124,9 @@ export function createSlackReplyTarget(
 }
 
 /** The answer's text escaped on its way in (escape.ts): messages.ts only sees Slack's form. */
-function escaped(message: ReplyMessage): ReplyMessage {
+function escaped(message: StreamedMessage | EditedMessage): ReplyMessage {
   return {
+    id: message.ts,
     update: (text: string) => message.update(slackMarkdown(text)),
     finish: (content: FinalContent) =>
       message.finish({ ...content, text: slackMarkdown(content.text) }),

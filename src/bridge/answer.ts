@@ -15,7 +15,8 @@ import { NOT_CONFIGURED_TEXT } from './notices.js';
 import { outcomeOf, watchFirstWords, type BridgeObserver } from './observer.js';
 import { Renderer, type FinalAnswer } from './renderer.js';
 import type { ThreadSessions } from './sessions.js';
-import { threadKey, type IncomingMessage, type ReplyTarget } from './types.js';
+import { closeInterrupted, recordingOpened, storedQuestion } from './takeover.js';
+import { threadKey, type AnswerJob, type IncomingMessage, type ReplyTarget } from './types.js';
 
 export interface AnswerDeps {
   client: Pick<ServiceClient, 'listMessages'>;
@@ -29,6 +30,8 @@ export interface AnswerDeps {
   observer: BridgeObserver;
   /** Aborted when the bridge shuts down: every answer's signal follows it. */
   shutdown: AbortSignal;
+  /** Takeover: how long to wait for the service to store the answer a dead replica asked for. */
+  takeoverWaitMs: number;
 }
 
 /** The message's turn in its thread: never rejects (every failure ends in a notice). */
@@ -38,9 +41,15 @@ export async function answerMessage(
   target: ReplyTarget,
   lockSignal: AbortSignal,
   receivedAt: number,
+  job?: AnswerJob,
 ): Promise<void> {
   const { clock, log, observer } = deps;
   const signal = AbortSignal.any([lockSignal, deps.shutdown]);
+  if (job) {
+    // A takeover first ends what the dead replica left open; every answer records its messages.
+    if (job.previous) await closeInterrupted(target, job.previous, log);
+    target = recordingOpened(target, job);
+  }
   // First words are the answer's own text showing, not a notice alone laid down at the end.
   let noticeOnly = false;
   target = watchFirstWords(target, () => {
@@ -54,7 +63,7 @@ export async function answerMessage(
   let final: FinalAnswer;
   try {
     signal.throwIfAborted();
-    final = await streamAnswer(deps, { m, target, signal, renderer, progress });
+    final = await streamAnswer(deps, { m, target, signal, renderer, progress, job });
   } catch (error) {
     log.warn({ err: error, thread: threadKey(m) }, 'answer failed');
     final = await failedAnswer(deps, {
@@ -83,24 +92,34 @@ interface Turn {
   signal: AbortSignal;
   renderer: Renderer;
   progress: Progress;
+  job: AnswerJob | undefined;
 }
 
 /** Streams the answer into the renderer and reads it back; rejects on any failure. */
 async function streamAnswer(deps: AnswerDeps, turn: Turn): Promise<FinalAnswer> {
-  const { m, target, signal, renderer, progress } = turn;
+  const { m, target, signal, renderer, progress, job } = turn;
   const chatbotUuid = await deps.sessions.chatbotFor(m);
   progress.chatbotUuid = chatbotUuid;
   if (!chatbotUuid) {
     return { text: '', sources: [], notice: { kind: 'not_configured', text: NOT_CONFIGURED_TEXT } };
   }
-  const { sessionUuid, query } = await deps.streams(async () => {
-    const sent = await deps.sessions.send(threadKey(m), chatbotUuid, m, target, signal);
-    for await (const piece of sent.stream) {
-      progress.streamed += piece;
-      renderer.push(progress.streamed);
-    }
-    return sent;
-  });
+  // A takeover whose question the service already took reads that answer: never asked twice.
+  const asked = await storedQuestion(
+    { client: deps.client, clock: deps.clock, log: deps.log, waitMs: deps.takeoverWaitMs },
+    job?.previous,
+    signal,
+  );
+  const { sessionUuid, query } =
+    asked ??
+    (await deps.streams(async () => {
+      const sent = await deps.sessions.send(threadKey(m), chatbotUuid, m, target, signal);
+      await job?.record({ sessionUuid: sent.sessionUuid, query: sent.query });
+      for await (const piece of sent.stream) {
+        progress.streamed += piece;
+        renderer.push(progress.streamed);
+      }
+      return sent;
+    }));
   const read = await readFinalAnswer(deps, {
     sessionUuid,
     chatbotUuid,

@@ -16,6 +16,7 @@ import { Renderer } from './renderer.js';
 import { ThreadSessions } from './sessions.js';
 import {
   threadKey,
+  type AnswerJob,
   type Conversation,
   type IncomingMessage,
   type ReplyTarget,
@@ -39,6 +40,11 @@ export interface ConversationDeps {
   chatbotCacheMs?: number;
   /** Told how answers end and how long they take (metrics). */
   observer?: BridgeObserver;
+  /**
+   * Takeover of a dead replica's answer: how long to wait for the service to store the answer
+   * to the question it had sent, before asking again. Default 60 s.
+   */
+  takeoverWaitMs?: number;
 }
 
 /** The engine as `chatbridge start` drives it: the conversation, plus shutdown and gauges. */
@@ -80,10 +86,11 @@ export function createConversation(deps: ConversationDeps): ConversationEngine {
     log,
     observer: deps.observer ?? {},
     shutdown: shutdown.signal,
+    takeoverWaitMs: deps.takeoverWaitMs ?? 60_000,
   };
   const queue = new ThreadQueue(answers);
   return {
-    handle: (message, target) => queue.handle(message, target),
+    handle: (message, target, job) => queue.handle(message, target, job),
     interrupt() {
       if (!shutdown.signal.aborted) shutdown.abort(new Error('the bridge is shutting down'));
     },
@@ -108,7 +115,7 @@ export class ThreadQueue {
 
   constructor(private readonly deps: AnswerDeps) {}
 
-  async handle(message: IncomingMessage, target: ReplyTarget): Promise<void> {
+  async handle(message: IncomingMessage, target: ReplyTarget, job?: AnswerJob): Promise<void> {
     const { clock, log, observer, state } = this.deps;
     const receivedAt = clock.now();
     this.waiting += 1;
@@ -120,7 +127,7 @@ export class ThreadQueue {
     try {
       await state.locks.run(threadKey(message), (signal) => {
         leaveQueue();
-        return answerMessage(this.deps, message, target, signal, receivedAt);
+        return answerMessage(this.deps, message, target, signal, receivedAt, job);
       });
     } catch (error) {
       leaveQueue();

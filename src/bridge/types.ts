@@ -129,9 +129,36 @@ export interface ReplyTarget {
    * sends the question alone.
    */
   earlierMessages?(limit: number): Promise<EarlierMessage[]>;
+  /**
+   * Takeover of an answer a dead replica left half-done: ends the messages it had opened (ids
+   * from ReplyMessage.id) with `notice`, so none stays open or looks like the whole answer.
+   */
+  closeInterrupted?(messageIds: readonly string[], notice: string): Promise<void>;
+}
+
+/** How far an answer got, as the engine records it for a takeover (kept with the event). */
+export interface AnswerProgress {
+  /** The session the question was sent to, and exactly what was sent. */
+  sessionUuid?: string;
+  query?: string;
+  /** The platform ids of the messages opened for the answer. */
+  opened?: string[];
+}
+
+/** A kept event's answer as the engine runs it (src/bridge/intake.ts makes them). */
+export interface AnswerJob {
+  /** A takeover: what the replica that died while answering had recorded. */
+  readonly previous?: AnswerProgress;
+  /** Records progress where any replica finds it; resolves once kept (failures logged). */
+  record(progress: AnswerProgress): Promise<void>;
 }
 
 export interface ReplyMessage {
+  /**
+   * The platform's id of the message (Slack ts, Discord message id), where it has one: kept
+   * with the event, so a replica taking over a dead one's answer can close what it left open.
+   */
+  readonly id?: string;
   /** The whole visible text so far (the adapter may diff and append). */
   update(text: string): Promise<void>;
   /** The final state of this message. Always called exactly once per opened message. */
@@ -163,7 +190,7 @@ export interface Conversation {
    * Resolves when the answer reached its final state; service failures end in a notice on the
    * target, they do not reject.
    */
-  handle(message: IncomingMessage, target: ReplyTarget): Promise<void>;
+  handle(message: IncomingMessage, target: ReplyTarget, job?: AnswerJob): Promise<void>;
   /**
    * Whether the thread has a session, or had one before a reset (follow-ups there need no
    * mention): a reset thread stays known.

@@ -1,5 +1,6 @@
 // chatbridge's state: openState(url) gives the thread → session map, place bindings, the
-// registry of data sources, event de-duplication, per-thread locks and the message →
+// registry of data sources, event de-duplication, the intake queue of events not yet answered
+// (intake-redis.ts, intake-local.ts), per-thread locks and the message →
 // conversation links of reply chains, per-workspace thread-context settings, assistant
 // threads' viewing contexts and greetings, Slack installations and votes on answers (feedback)
 // on one store.
@@ -8,6 +9,7 @@
 //   sqlite://path             the embedded default; survives restarts; ONE process only
 //                             (dedup and locks are coordinated in process memory)
 //   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
+import Database from 'better-sqlite3';
 import pLimit from 'p-limit';
 import { silentLogger, type Logger } from '../log.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
@@ -15,6 +17,8 @@ import { LocalDedup, RedisDedup } from './dedup.js';
 import { KeyvFeedbackIndex, KeyvFeedbackStore, RedisFeedbackIndex } from './feedback.js';
 import { openKeyvStore, type StoreKind } from './keyv.js';
 import { KeyvSealedMap } from './installations.js';
+import { LocalIntakeStore } from './intake-local.js';
+import { RedisIntakeStore } from './intake-redis.js';
 import { LocalThreadLocks } from './local-locks.js';
 import {
   KeyvBindingMap,
@@ -66,6 +70,13 @@ export interface StateOptions {
   keyPrefix?: string;
   /** Redis: how long the first connection may take before openState fails. Default 5 s. */
   connectTimeoutMs?: number;
+  /**
+   * Intake: how long an event's holder may go silent before another replica (or, on SQLite,
+   * the restarted process) takes it over. Renewed every third of it. Default 15 s.
+   */
+  intakeLeaseMs?: number;
+  /** Intake: how long a finished event's key stays known (redeliveries dropped). Default 1 h. */
+  intakeKeyTtlMs?: number;
 }
 
 export interface State extends StateStore {
@@ -134,6 +145,17 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       : new LocalThreadLocks({ limiter, maxLockLifetimeMs, logger });
     const dedup = redis ? new RedisDedup(redis, prefix) : new LocalDedup(space('dedup'), now);
     if (dedup instanceof LocalDedup) await dedup.sweep();
+    const intakeOptions = {
+      leaseMs: positiveInteger('intakeLeaseMs', options.intakeLeaseMs, 15_000),
+      keyTtlMs: positiveInteger('intakeKeyTtlMs', options.intakeKeyTtlMs, 3_600_000),
+      now,
+      logger,
+    };
+    // memory://: the same table as SQLite's, in a database of this process's own.
+    const ownDb = redis || store.sqlite ? undefined : new Database(':memory:');
+    const intake = redis
+      ? new RedisIntakeStore(redis, prefix, intakeOptions)
+      : new LocalIntakeStore((store.sqlite ?? ownDb)!, intakeOptions, prefix);
     let closing: Promise<void> | undefined;
     return {
       kind: store.kind,
@@ -161,7 +183,10 @@ export async function openState(url: string, options: StateOptions = {}): Promis
           : new KeyvFeedbackIndex(space('feedback-index')),
         now,
       ),
+      intake,
       close() {
+        intake.close();
+        ownDb?.close();
         // Locks first: they release leases through the connection the store closes.
         closing ??= locks.close().then(() => store.close());
         return closing;

@@ -12,6 +12,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import { createClient, type RedisClientType } from 'redis';
 import type { Logger } from '../log.js';
+import type Database from 'better-sqlite3';
 import { KeyvBetterSqlite, openSqliteFile } from './sqlite-store.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
@@ -34,6 +35,8 @@ export interface KeyvStore {
    * do atomically (SET NX, Lua scripts). Closed by close().
    */
   readonly redis?: RedisClient;
+  /** The SQLite connection behind the namespaces (kind 'sqlite' only), for tables of its own. */
+  readonly sqlite?: Database.Database;
   close(): Promise<void>;
 }
 
@@ -163,6 +166,7 @@ export async function openKeyvStore(
     kind,
     displayUrl,
     ...(redis ? { redis } : {}),
+    ...(sqlite ? { sqlite } : {}),
     namespace<V>(name: string): Keyv<V> {
       if (closed) throw new Error(`store "${displayUrl}" is closed`);
       return (spaces.get(name) ?? open(name)) as Keyv<V>;

@@ -235,6 +235,51 @@ export interface SealedMap {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * An event kept in the intake queue: received, acknowledged to its platform, not yet answered.
+ * Payload and note are the adapter's and the bridge's own JSON; the store only keeps them.
+ */
+export interface KeptEvent {
+  /** The store's id of the entry (a stream id on Redis, a row id elsewhere). */
+  id: string;
+  /** The delivery's identity (e.g. "slack:message:T1:C1:1712.0001"): a second keep() loses. */
+  key: string;
+  payload: string;
+  /** How often the entry was taken: 1 by the replica that kept it, one more per takeover. */
+  deliveries: number;
+  /** The last note its holder wrote (how far the answer got), for whoever takes it over. */
+  note?: string;
+}
+
+/**
+ * One platform's queue of events taken in and not yet answered, shared by every replica on the
+ * store. keep() holds the entry under a lease this process renews while it lives; finish()
+ * removes it; an entry whose holder died (lease run out) is taken over by claimExpired().
+ */
+export interface IntakeQueue {
+  /**
+   * Keeps the event and holds it. Undefined when the key was kept before (a redelivery, the
+   * other replica): nothing to do, the first keeper or a takeover answers it. Rejects when
+   * the store cannot keep it (then it must not be acknowledged).
+   */
+  keep(key: string, payload: string): Promise<KeptEvent | undefined>;
+  /** Records how far the work got, for a takeover. Only while this process holds the entry. */
+  note(id: string, note: string): Promise<void>;
+  /** The work is final: the entry leaves the queue; its key stays known for keyTtlMs. */
+  finish(id: string): Promise<void>;
+  /** Takes over up to `max` entries whose holder's lease ran out, oldest first. */
+  claimExpired(max: number): Promise<KeptEvent[]>;
+  /** Entries this process holds now. */
+  readonly held: number;
+}
+
+export interface IntakeStore {
+  /** How long an entry's holder may go silent before the entry can be taken over. */
+  readonly leaseMs: number;
+  /** The queue of one platform ("slack", "discord"): the same instance for the same name. */
+  queue(name: string): IntakeQueue;
+}
+
 export type { BucketShape, RateBudget } from './rate-budget.js';
 import type { RateBudget } from './rate-budget.js';
 
@@ -256,5 +301,11 @@ export interface StateStore {
   readonly installations: SealedMap;
   /** Votes on answers (👍/👎) and the answers they are cast on. */
   readonly feedback: FeedbackStore;
+  /**
+   * Events taken in and not yet answered (durable intake): a Redis stream's consumer group on
+   * Redis, a table on SQLite, this process's own on memory. Absent in test doubles: then events
+   * are answered without being kept.
+   */
+  readonly intake?: IntakeStore;
   close(): Promise<void>;
 }

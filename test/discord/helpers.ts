@@ -104,6 +104,8 @@ export async function startRig(
     observer?: BridgeObserver;
     /** The chatbot of a server with none bound (CHATBRIDGE_CHATBOT). */
     defaultChatbot?: string;
+    /** Waits between tries of taking a message in while the store is down. */
+    takeRetryMs?: readonly number[];
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -129,6 +131,7 @@ export async function startRig(
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.observer ? { observer: options.observer } : {}),
       ...(options.defaultChatbot ? { defaultChatbot: options.defaultChatbot } : {}),
+      ...(options.takeRetryMs ? { takeRetryMs: options.takeRetryMs } : {}),
     },
   );
   await adapter.start();

@@ -51,6 +51,16 @@ describe('metric feeds', () => {
     await state.close();
   });
 
+  it('counts a redelivery the intake queue refuses, by its platform', async () => {
+    const metrics = createBridgeMetrics({ processMetrics: false });
+    const state = observeDedup(await openState('memory://'), metrics.observer);
+    const queue = state.intake!.queue('slack');
+    expect(await queue.keep('slack:message:T1:C1:1.1', '{}')).toBeDefined();
+    expect(await queue.keep('slack:message:T1:C1:1.1', '{}')).toBeUndefined();
+    expect(await metrics.render()).toContain('chatbridge_dedup_hits_total{platform="slack"} 1');
+    await state.close();
+  });
+
   it('does not count claims that only make something happen once (an assistant thread title)', async () => {
     const metrics = createBridgeMetrics({ processMetrics: false });
     const state = observeDedup(await openState('memory://'), metrics.observer);

@@ -1,6 +1,7 @@
 // A Conversation that records what the adapter hands it and can script a reply on the target,
 // for testing routing and the reply surface without the engine.
 import type {
+  AnswerJob,
   Conversation,
   FinalContent,
   IncomingMessage,
@@ -12,14 +13,14 @@ import { SurfaceRateLimitError, threadKey } from '../../src/bridge/types.js';
 export type Script = (target: ReplyTarget, message: IncomingMessage) => Promise<void>;
 
 export class RecordingConversation implements Conversation {
-  readonly handled: { message: IncomingMessage; target: ReplyTarget }[] = [];
+  readonly handled: { message: IncomingMessage; target: ReplyTarget; job?: AnswerJob }[] = [];
   readonly sessions = new Set<string>();
   private waiters: ((entry: { message: IncomingMessage; target: ReplyTarget }) => void)[] = [];
 
   constructor(public script: Script = simpleAnswer('Hello there.')) {}
 
-  async handle(message: IncomingMessage, target: ReplyTarget): Promise<void> {
-    const entry = { message, target };
+  async handle(message: IncomingMessage, target: ReplyTarget, job?: AnswerJob): Promise<void> {
+    const entry = { message, target, ...(job ? { job } : {}) };
     this.handled.push(entry);
     this.sessions.add(threadKey(message));
     for (const waiter of this.waiters.splice(0)) waiter(entry);

@@ -9,7 +9,7 @@ export const hasRedisServer = existsSync(REDIS_SERVER);
 export interface RedisServer {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** A port the OS just handed out (redis-server does not accept --port 0). */
@@ -25,11 +25,21 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
+export interface RedisServerOptions {
+  /** A port of its own (a restart on the same address); a free one otherwise. */
+  port?: number;
+  /** Keeps its data in this folder (append-only file), so a restart finds it again. */
+  dir?: string;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
+  const persistence = options.dir
+    ? ['--dir', options.dir, '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
   const child: ChildProcess = spawn(
     REDIS_SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -49,11 +59,12 @@ export async function startRedisServer(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () =>
+    // SIGKILL by default; SIGTERM lets a persistent server write its data down first.
+    stop: (signal: NodeJS.Signals = 'SIGKILL') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGKILL');
+        child.kill(signal);
       }),
   };
 }

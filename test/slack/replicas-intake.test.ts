@@ -1,0 +1,325 @@
+// Two `chatbridge start` processes on one real Redis, Slack in HTTP mode against the fake Web
+// API, the local service (in this process) answering. Nothing a user sends is lost:
+// - a replica killed (SIGKILL) mid-answer: the other one takes the kept event over after the
+//   lease, stops the stream left open with a notice, reads the answer the service stored (the
+//   question is not sent twice) and gives exactly one complete answer;
+// - Redis stopped while 20 questions arrive: none is acknowledged until it is kept (HTTP 500),
+//   Slack's retries (its schedule scaled down 60×) land once Redis is back, and every question
+//   is answered exactly once, with no stream left open.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
+import { startLocalService, type LocalService } from '../../src/local-service/index.js';
+import { fromArray } from '../../src/local-service/pieces.js';
+import { createServiceClient } from '../../src/service/index.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import { openState, type State } from '../../src/state/index.js';
+import { built } from '../run-cli.js';
+import {
+  freePort,
+  hasRedisServer,
+  startRedisServer,
+  type RedisServer,
+} from '../state/redis-server.js';
+import { BOT_TOKEN, FakeSlack, TEAM } from './fake-slack.js';
+import { ALICE, SIGNING_SECRET, sign } from './harness.js';
+
+const LEASE_MS = 1_000;
+/** The first try, then Slack's retries (at once, after 1 and 5 minutes), 60× faster. */
+const RETRY_DELAYS_MS = [0, 0, 1_000, 5_000];
+const INTERRUPTED = 'This answer was interrupted';
+
+const dir = mkdtempSync(join(tmpdir(), 'chatbridge-replicas-'));
+let redis: RedisServer;
+let redisPort: number;
+let slack: FakeSlack;
+let service: LocalService;
+let client: ServiceClient;
+let chatbot: string;
+let state: State;
+let raw: ReturnType<typeof createClient>;
+const replicas: Replica[] = [];
+
+/** The answer a question gets; the one marked HOLD waits after its first words until released. */
+const HOLD = 'held question';
+let held: { reached: () => void; release: Promise<void> } | undefined;
+const answerOf = (query: string) => ['Answer ', 'to ', `${query}.`];
+
+async function* answer(query: string): AsyncIterable<string> {
+  const [first, ...rest] = answerOf(query);
+  yield first!;
+  if (query === HOLD && held) {
+    held.reached();
+    await held.release;
+  }
+  yield* fromArray(rest);
+}
+
+interface Replica {
+  child: ChildProcess;
+  port: number;
+  output: string[];
+}
+
+async function startReplica(): Promise<Replica> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [built('src/cli.ts'), 'start'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      CHATBRIDGE_SERVICE_URL: service.url,
+      CHATBRIDGE_API_KEY: 'test-key',
+      CHATBRIDGE_CHATBOT: chatbot,
+      CHATBRIDGE_STORE: redis.url,
+      CHATBRIDGE_DATA_DIR: join(dir, 'data'),
+      CHATBRIDGE_LEASE_MS: String(LEASE_MS),
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const replica: Replica = { child, port, output: [] };
+  replicas.push(replica);
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      replica.output.push(chunk.toString());
+      if (replica.output.join('').includes('chatbridge is running')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    setTimeout(
+      () => reject(new Error(`replica not running: ${replica.output.join('')}`)),
+      20_000,
+    ).unref();
+    child.once('exit', (code) =>
+      reject(new Error(`replica exited (${code}): ${replica.output.join('')}`)),
+    );
+  });
+  return replica;
+}
+
+function kill(replica: Replica): Promise<void> {
+  return new Promise((resolve) => {
+    replica.child.once('exit', () => resolve());
+    replica.child.kill('SIGKILL');
+  });
+}
+
+let seq = 0;
+const nextTs = () => `1700000${String(++seq).padStart(3, '0')}.000100`;
+
+/**
+ * Delivers a mention as Slack does: a request that is not answered 200 within 3 s is tried
+ * again on Slack's schedule. Resolves with the statuses of every try.
+ */
+async function deliver(
+  replica: () => Replica,
+  text: string,
+  ts: string,
+  onRefused?: (tries: number) => void,
+): Promise<number[]> {
+  const body = JSON.stringify({
+    token: 'legacy',
+    team_id: TEAM,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${ts}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { type: 'app_mention', user: ALICE, channel: 'C1', text: `<@UBOT> ${text}`, ts },
+  });
+  const statuses: number[] = [];
+  for (const [attempt, delay] of RETRY_DELAYS_MS.entries()) {
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const retry: Record<string, string> =
+      attempt === 0
+        ? {}
+        : { 'x-slack-retry-num': String(attempt), 'x-slack-retry-reason': 'http_error' };
+    const status = await fetch(`http://127.0.0.1:${replica().port}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(body), ...retry },
+      body,
+      signal: AbortSignal.timeout(3_000),
+    }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    statuses.push(status);
+    if (status === 200) return statuses;
+    onRefused?.(statuses.length);
+  }
+  return statuses;
+}
+
+/** The bot's messages in a thread, with what each shows. */
+function botMessages(thread: string) {
+  return slack.workspace
+    .thread('C1', thread)
+    .filter((m) => !m.user)
+    .map((m) => ({
+      text: slack.workspace.visibleText(m.ts),
+      streaming: m.streaming,
+      ended: m.ended,
+    }));
+}
+
+/** Polls (no fixed sleep) until check passes. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function storedQueries(thread: string): Promise<string[]> {
+  const ref = await state.sessions.get(`slack:${TEAM}:C1:${thread}`);
+  if (!ref?.sessionUuid) return [];
+  return (await client.listMessages(ref.sessionUuid)).map((m) => m.query);
+}
+
+/** Resolves once every thread has its complete answer (a final message with the whole text). */
+function answered(threads: Map<string, string>): Promise<void> {
+  const done = () =>
+    [...threads].every(([thread, question]) =>
+      botMessages(thread).some((m) => !m.streaming && m.text.includes(answerOf(question).join(''))),
+    );
+  return done() ? Promise.resolve() : slack.waitForCall(() => done()).then(() => undefined);
+}
+
+beforeAll(async () => {
+  if (!hasRedisServer) return;
+  redisPort = await freePort();
+  redis = await startRedisServer({ port: redisPort, dir });
+  slack = await new FakeSlack().start();
+  slack.workspace.users.set(ALICE, {
+    id: ALICE,
+    name: 'alice',
+    team_id: TEAM,
+    profile: { display_name: 'Alice' },
+  });
+  slack.workspace.channels.set('C1', 'general');
+  const base = await createDefaultKnowledge({
+    refusePrivateUrls: false,
+    maxFetchBytes: 1024,
+    fetchTimeoutMs: 1000,
+  });
+  service = await startLocalService({
+    apiKeys: ['test-key'],
+    knowledge: {
+      extractText: (name, bytes, type) => base.extractText(name, bytes, type),
+      fetchUrl: (url, signal) => base.fetchUrl(url, signal),
+      close: () => base.close(),
+      answer: (request) => ({ pieces: answer(request.query), citations: () => ({}) }),
+    },
+  });
+  client = createServiceClient({ baseUrl: service.url, apiKey: 'test-key' });
+  chatbot = (await client.createChatbot({ name: 'Support', rate_limit: [100, 60] })).uuid;
+  state = await openState(redis.url);
+  raw = createClient({ url: redis.url });
+  // Redis is stopped on purpose below: this client reconnects quietly.
+  raw.on('error', () => {});
+  await raw.connect();
+  await startReplica();
+  await startReplica();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(
+    replicas.map((r) =>
+      r.child.exitCode === null && r.child.signalCode === null ? kill(r) : undefined,
+    ),
+  );
+  await state?.close();
+  await raw?.close();
+  await client?.close();
+  await service?.close();
+  await slack?.close();
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.runIf(hasRedisServer)('two replicas on one Redis: nothing a user sends is lost', () => {
+  it('a replica killed mid-answer: the other closes its stream and answers once', async () => {
+    let reached!: () => void;
+    let release!: () => void;
+    const atHold = new Promise<void>((resolve) => (reached = resolve));
+    held = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
+    const [first] = replicas;
+    const thread = nextTs();
+    expect(await deliver(() => first!, HOLD, thread)).toEqual([200]);
+    // The first words are on screen in an open stream when the replica dies.
+    await atHold;
+    const started = await slack.waitFor('chat.startStream', (args) => args.thread_ts === thread);
+    // ... and the replica has recorded it with the kept event (the note any replica reads).
+    const ts = (started.reply as unknown as { ts: string }).ts;
+    await until('the opened stream recorded', async () =>
+      Object.values(await raw.hGetAll('chatbridge:intake:slack:notes')).some((note) =>
+        note.includes(ts),
+      ),
+    );
+    await kill(first!);
+    release();
+    await answered(new Map([[thread, HOLD]]));
+
+    const messages = botMessages(thread);
+    expect(messages.filter((m) => m.text.includes(answerOf(HOLD).join('')))).toHaveLength(1);
+    const orphan = messages.find((m) => m.text.includes(INTERRUPTED));
+    expect(orphan).toMatchObject({ streaming: false, ended: 'stop' });
+    expect(messages.every((m) => !m.streaming)).toBe(true);
+    // The question went to the service once: the takeover read the stored answer.
+    expect(await storedQueries(thread)).toEqual([HOLD]);
+    // A replica again in its place for what follows.
+    replicas.splice(replicas.indexOf(first!), 1);
+    await startReplica();
+  }, 60_000);
+
+  it('Redis stopped while 20 questions arrive: each is answered once when it is back', async () => {
+    held = undefined;
+    await redis.stop('SIGTERM');
+    const threads = new Map<string, string>();
+    const refused: Promise<void>[] = [];
+    const deliveries: Promise<number[]>[] = [];
+    for (let i = 0; i < 20; i++) {
+      const thread = nextTs();
+      const question = `question ${i}`;
+      threads.set(thread, question);
+      let once!: () => void;
+      refused.push(new Promise<void>((resolve) => (once = resolve)));
+      const replica = replicas[i % 2]!;
+      deliveries.push(
+        deliver(
+          () => replica,
+          question,
+          thread,
+          (tries) => tries === 1 && once(),
+        ),
+      );
+    }
+    // Every question was refused (not acknowledged) while Redis was down.
+    await Promise.all(refused);
+    redis = await startRedisServer({ port: redisPort, dir });
+    const statuses = await Promise.all(deliveries);
+    for (const tries of statuses) {
+      expect(tries[0]).toBe(500);
+      expect(tries.at(-1)).toBe(200);
+    }
+    await answered(threads);
+    for (const [thread, question] of threads) {
+      const messages = botMessages(thread);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatchObject({ streaming: false });
+      expect(messages[0]!.text).toContain(answerOf(question).join(''));
+      expect(await storedQueries(thread)).toEqual([question]);
+    }
+    // No stream left open anywhere.
+    expect([...slack.workspace.messages.values()].filter((m) => m.streaming)).toEqual([]);
+  }, 60_000);
+});
