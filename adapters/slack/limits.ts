@@ -23,3 +23,53 @@ export const CHAT = {
   /** What the bridge puts in `text` beside blocks: a notification line, not the whole answer. */
   fallbackText: 3000,
 } as const;
+
+/**
+ * How often Slack lets a method be called, per workspace (and per channel where Slack counts
+ * per channel), as documented on each method's page (docs.slack.dev/reference/methods, "Rate
+ * Limits") and in docs.slack.dev/apis/web-api/rate-limits. A tier gives a floor ("20+ per
+ * minute"): we take the floor. `perMinute` counts per workspace and app.
+ */
+export interface MethodRate {
+  /** Calls per minute per workspace. */
+  perMinute: number;
+  /** Calls per minute per channel, besides the workspace's count ("special" methods). */
+  perChannelPerMinute?: number;
+  /**
+   * Share of `perMinute` kept for calls that may be skipped (live updates, which the renderer
+   * coalesces); the rest is kept for calls that must go out (an answer's final text), so a
+   * crowd of live edits never delays a final one.
+   */
+  liveShare?: number;
+}
+
+export const SLACK_RATES: Readonly<Record<string, MethodRate>> = {
+  // Tier 2 (20+ per minute): native streams open and close at this pace.
+  'chat.startStream': { perMinute: 20 },
+  'chat.stopStream': { perMinute: 20 },
+  // Tier 4 (100+).
+  'chat.appendStream': { perMinute: 100 },
+  // Tier 3 (50+): edits of posted messages; 20 of the 50 for live edits, 30 for final texts.
+  'chat.update': { perMinute: 50, liveShare: 0.4 },
+  // Special: "1 message per second to a specific channel", and a workspace-wide limit of
+  // "several hundred messages per minute" (chat.postMessage's page): we take 300.
+  'chat.postMessage': { perMinute: 300, perChannelPerMinute: 60 },
+  // Special: "similar tier with chat.postMessage" (Slack's Java SDK, MethodsRateLimitTier:
+  // 60 per minute per conversation); the workspace-wide figure taken as chat.postMessage's.
+  'assistant.threads.setStatus': { perMinute: 300, perChannelPerMinute: 60 },
+  // Tier 3 / Tier 2: the hourglass where no thread status is allowed (or none is free).
+  'reactions.add': { perMinute: 50 },
+  'reactions.remove': { perMinute: 20 },
+  // Tier 4: the assistant pane's prompts and title (once per thread).
+  'assistant.threads.setSuggestedPrompts': { perMinute: 100 },
+  'assistant.threads.setTitle': { perMinute: 100 },
+  // Tier 3 (internal and Marketplace apps): thread context, once per thread new to the bot.
+  'conversations.replies': { perMinute: 50 },
+};
+
+/**
+ * Edited (posted, then updated) replies open at once in one workspace, at most: each needs a
+ * final chat.update from the 30 a minute kept for final texts. Past this, and when no stream
+ * can be opened, an answer is posted once, whole, when it is complete (reply.ts).
+ */
+export const LIVE_EDITED_PER_WORKSPACE = 5;
