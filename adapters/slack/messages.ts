@@ -8,7 +8,7 @@ import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { isTransientError } from './features.js';
 import { feedbackBlock } from './feedback.js';
 import { fallbackText, finalBlocks, sourceBlocks, noticeBlock } from './format.js';
-import { errorCode, messageTs, type SlackApi } from './web.js';
+import { errorCode, messageTs, type Pace, type SlackApi } from './web.js';
 
 /** Least time between two chat.update calls of one message. */
 export const EDIT_INTERVAL_MS = 1000;
@@ -42,16 +42,25 @@ export class EditedMessage implements ReplyMessage {
     this.lastEditAt = editedAt ?? options.now();
   }
 
-  static async post(options: MessageOptions, text: string): Promise<EditedMessage> {
+  /** Posts the first text; `pace` 'try': only if a token is free now (SurfaceRateLimitError). */
+  static async post(
+    options: MessageOptions,
+    text: string,
+    pace: Pace = 'wait',
+  ): Promise<EditedMessage> {
     const { api, place } = options;
     const visible = text.trim() === '' ? '…' : text;
-    const result = await api.deliver(place.workspace, 'chat.postMessage', {
+    const args = {
       channel: place.channel,
       thread_ts: place.threadTs,
       markdown_text: visible,
       unfurl_links: false,
       unfurl_media: false,
-    });
+    };
+    const result =
+      pace === 'try'
+        ? await api.call(place.workspace, 'chat.postMessage', args, 'try')
+        : await api.deliver(place.workspace, 'chat.postMessage', args);
     return new EditedMessage(options, messageTs(result, 'chat.postMessage'), visible);
   }
 

@@ -14,7 +14,9 @@ import { SLACK_RATES, type MethodRate } from './limits.js';
 
 /** Calls per minute Slack allows per workspace, by method (limits.ts has the sources). */
 export const METHOD_LIMITS: Readonly<Record<string, number>> = Object.fromEntries(
-  Object.entries(SLACK_RATES).map(([method, rate]) => [method, rate.perMinute]),
+  Object.entries(SLACK_RATES).flatMap(([method, rate]) =>
+    rate.perMinute === undefined ? [] : [[method, rate.perMinute]],
+  ),
 );
 
 /** Calls per minute Slack allows per channel, besides the workspace's tier ("special" methods). */

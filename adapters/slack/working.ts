@@ -44,11 +44,26 @@ export class WorkingIndicator {
     private readonly logger: Logger,
   ) {}
 
+  private first?: Promise<void>;
+
   /** Sets (or refreshes, before Slack's two-minute timeout) the status; else the reaction. */
   show(): Promise<void> {
     // One at a time: a refresh while the first is still waiting for a token joins it.
     this.showing ??= this.showOnce().finally(() => (this.showing = undefined));
+    this.first ??= this.showing;
     return this.showing;
+  }
+
+  /**
+   * Resolves once the first show() has put a status or the hourglass on, or given up (refused,
+   * the answer ended), or after `maxMs`: a reply posted whole waits on it, so that its thread
+   * shows work before the answer arrives.
+   */
+  async shown(maxMs: number): Promise<void> {
+    if (!this.first || this.statusShown || this.reactionShown) return;
+    const timeout = new AbortController();
+    await Promise.race([this.first, sleep(maxMs, timeout.signal).catch(() => {})]);
+    timeout.abort();
   }
 
   private async showOnce(): Promise<void> {
