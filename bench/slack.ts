@@ -3,7 +3,8 @@
 // (so Slack's per-workspace tiers do not queue one sample behind another). Load row: 200
 // threads at once in ONE workspace, the fake enforcing the tiers per method, with time
 // compressed 30× (the per-minute budgets count over 2 s) so the run stays short. Burst row: 20
-// new answers at once in one workspace under the real tiers (first words must not wait).
+// new answers at once in one workspace under the real tiers (first words must not wait). The
+// rows of 200 questions over 20 channels on Slack's real windows are slack-load.ts's.
 import { createConversation } from '../src/bridge/index.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState } from '../src/state/index.js';
@@ -20,7 +21,7 @@ import {
 } from './slack-script.js';
 import { percentile, type BenchRow } from './table.js';
 
-async function startBench(fake: FakeSlackOptions, windowMs?: number) {
+export async function startBench(fake: FakeSlackOptions, windowMs?: number) {
   const { service, scripts } = await scriptedService();
   const client = createServiceClient({ baseUrl: service.url, apiKey: 'bench', connections: 256 });
   const state = await openState('memory://', { maxConcurrent: 512 });
@@ -215,6 +216,7 @@ export async function run(): Promise<BenchRow[]> {
     ...(await latencyRows('2,000-char single paragraph over 4 s', false)),
     ...(await burstRows()),
     ...(await loadRows()),
+    ...(await (await import('./slack-load.js')).loadRows()),
     ...(await (await import('./slack-replicas.js')).replicaRows()),
     ...(await (await import('./slack-oauth.js')).oauthRows()),
   ];

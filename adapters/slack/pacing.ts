@@ -126,7 +126,8 @@ export class Pacer {
 
   /** Slack answered 429: nothing of this method goes out before Retry-After has passed. */
   async block(workspace: string, method: string, retryAfterMs: number): Promise<void> {
-    const lanes: Lane[] = this.rates[method]?.liveShare === undefined ? ['final'] : ['final', 'live'];
+    const lanes: Lane[] =
+      this.rates[method]?.liveShare === undefined ? ['final'] : ['final', 'live'];
     for (const lane of lanes) {
       const shape = this.shape(method, lane);
       if (shape) await this.budget.block(this.key(workspace, method, lane), shape, retryAfterMs);
