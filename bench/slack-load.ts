@@ -30,6 +30,7 @@ export async function loadRows(): Promise<BenchRow[]> {
   });
   const askedAt = Date.now();
   await Promise.all(events.map((e) => bench.harness.event(e)));
+  const ackedMs = Date.now() - askedAt;
   await bench.harness.adapter.idle();
   const fake = bench.harness.fake;
   const figures = loadFigures(
@@ -37,7 +38,6 @@ export async function loadRows(): Promise<BenchRow[]> {
     events.map((e) => ({ channel: e.channel, thread: e.ts, askedAt })),
     ANSWER,
   );
-  const tooMany = fake.tooManyRequests;
   const calls = fake.calls.length;
   const streams = fake.callsOf('chat.startStream').length;
   await bench.close();
@@ -45,11 +45,11 @@ export async function loadRows(): Promise<BenchRow[]> {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const label = `${n} questions at once, ${CHANNELS} channels, one workspace, Slack's tiers`;
   return [
-    tooManyRequestsRow(`${label}: 429s`, tooMany),
+    tooManyRequestsRow(`${label}: 429s`, fake),
     {
       area: 'slack',
       metric: `${label}: answered whole, last one after`,
-      value: `${figures.whole}/${n}, ${seconds(last)} (p50 ${seconds(percentile(figures.answeredMs, 50))}); ${calls} calls, ${streams} streamed`,
+      value: `${figures.whole}/${n}, ${seconds(last)} (p50 ${seconds(percentile(figures.answeredMs, 50))}); all acknowledged after ${seconds(ackedMs)}; ${calls} calls, ${streams} streamed`,
       target: `${n}/${n} within 60 s`,
       ok: figures.whole === n && last <= 60_000,
     },

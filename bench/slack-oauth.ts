@@ -88,7 +88,7 @@ export async function oauthRows(threads = 200): Promise<BenchRow[]> {
     ).length;
     const perTeam = TEAMS.map((t) => threadCalls.filter((c) => c.team === t).length).join(' + ');
     return [
-      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
+      tooManyRequestsRow(`${where}: 429s`, fake),
       {
         area: 'slack',
         metric: `${where}: answers whole, with their workspace's token`,

@@ -94,7 +94,7 @@ export async function replicaRows(threads = 1000): Promise<BenchRow[]> {
     }
     const p95 = percentile(finals, 95);
     return [
-      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
+      tooManyRequestsRow(`${where}: 429s`, fake),
       {
         area: 'slack',
         metric: `${where}: answers complete and whole`,

@@ -192,13 +192,12 @@ async function loadRows(): Promise<BenchRow[]> {
   await bench.harness.adapter.idle();
   const elapsed = Date.now() - started;
   const complete = runs.filter((r) => answeredWhole(bench.harness.fake, r.channel, text)).length;
-  const tooMany = bench.harness.fake.tooManyRequests;
   const calls = bench.harness.fake.calls.length;
   await bench.close();
   return [
     tooManyRequestsRow(
       `${n} concurrent threads, one workspace, tiers enforced (time ×30): 429s`,
-      tooMany,
+      bench.harness.fake,
     ),
     {
       area: 'slack',
