@@ -57,7 +57,7 @@ const forChannel = (channel: string) => (call: { args: Record<string, unknown> }
   call.args.channel === channel || call.args.channel_id === channel;
 const VISIBLE = new Set(['chat.startStream', 'chat.postMessage']);
 
-async function latencyRows(label: string, paragraphs: boolean): Promise<BenchRow[]> {
+export async function latencyRows(label: string, paragraphs: boolean): Promise<BenchRow[]> {
   const bench = await startBench({});
   const n = 20;
   const text = answerText(paragraphs);
@@ -137,7 +137,7 @@ async function latencyRows(label: string, paragraphs: boolean): Promise<BenchRow
  * adapter and enforced by the fake. chat.startStream allows 5 at once; the rest must not wait
  * for a stream slot before showing their first words.
  */
-async function burstRows(): Promise<BenchRow[]> {
+export async function burstRows(): Promise<BenchRow[]> {
   const bench = await startBench({ tierLimits: { ...METHOD_LIMITS }, windowMs: 60_000 });
   const n = 20;
   const text = answerText(true).slice(0, 600);
