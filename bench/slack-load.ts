@@ -61,10 +61,10 @@ export async function loadRows(): Promise<BenchRow[]> {
     },
     {
       area: 'slack',
-      metric: `${label}: threads with a status or hourglass before any answer text`,
-      value: `${figures.workShownFirst}/${n}`,
+      metric: `${label}: threads showing work before the answer is complete (status or hourglass before any text)`,
+      value: `${figures.workBeforeAnswer}/${n} (${figures.workShownFirst}/${n})`,
       target: `${n}/${n}`,
-      ok: figures.workShownFirst === n,
+      ok: figures.workBeforeAnswer === n,
     },
     {
       area: 'slack',
