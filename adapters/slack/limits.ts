@@ -41,6 +41,8 @@ export interface MethodRate {
    * crowd of live edits never delays a final one.
    */
   liveShare?: number;
+  /** Share of `perMinute` that may go at once after a quiet spell; a quarter by default. */
+  burst?: number;
 }
 
 export const SLACK_RATES: Readonly<Record<string, MethodRate>> = {
@@ -52,8 +54,9 @@ export const SLACK_RATES: Readonly<Record<string, MethodRate>> = {
   // Tier 3 (50+): edits of posted messages; 15 of the 50 for live edits, 35 for final texts.
   'chat.update': { perMinute: 50, liveShare: 0.3 },
   // Special: "1 message per second to a specific channel", and a workspace-wide limit of
-  // "several hundred messages per minute" (chat.postMessage's page): we take 300.
-  'chat.postMessage': { perMinute: 300, perChannelPerMinute: 60 },
+  // "several hundred messages per minute" with "generous burst behavior" (chat.postMessage's
+  // page): we take 300, half of them at once.
+  'chat.postMessage': { perMinute: 300, perChannelPerMinute: 60, burst: 0.5 },
   // Special, with no published figure: "similar tier with chat.postMessage", 60 per minute per
   // conversation (Slack's Java SDK, MethodsRateLimitTier; slack-morphism paces it 1/s the same
   // way). Neither counts it per workspace; a 429 would still block it (Retry-After, web.ts).

@@ -46,7 +46,8 @@ export interface PacerOptions {
 
 /**
  * A bucket of capacity C refilled at r per second lets at most C + 60·r calls through in any
- * minute: C is a quarter of the limit (bursts, such as first words), the rest refills.
+ * minute: C is a quarter of the limit (bursts, such as first words; more where Slack grants
+ * "generous" bursts, limits.ts `burst`), the rest refills.
  */
 export class Pacer {
   private readonly limits: Readonly<Record<string, number>>;
@@ -72,7 +73,7 @@ export class Pacer {
   private shape(method: string, lane: Lane): BucketShape | undefined {
     const perMinute = this.perMinute(method, lane);
     if (perMinute === undefined) return undefined;
-    const capacity = Math.max(1, Math.floor(perMinute / 4));
+    const capacity = Math.max(1, Math.floor(perMinute * (this.rates[method]?.burst ?? 0.25)));
     // 5% headroom keeps float rounding and clock skew with the server on the safe side.
     const refillPerMs = (Math.max(0, perMinute - capacity) * 0.95) / this.windowMs;
     return { capacity, refillPerMs };
