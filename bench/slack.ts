@@ -9,7 +9,7 @@ import { createConversation } from '../src/bridge/index.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState } from '../src/state/index.js';
 import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
-import type { FakeSlackOptions } from '../test/slack/fake-slack.js';
+import { SLACK_TIERS, type FakeSlackOptions } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
 import {
   answerText,
@@ -138,7 +138,7 @@ export async function latencyRows(label: string, paragraphs: boolean): Promise<B
  * for a stream slot before showing their first words.
  */
 export async function burstRows(): Promise<BenchRow[]> {
-  const bench = await startBench({ tierLimits: { ...METHOD_LIMITS }, windowMs: 60_000 });
+  const bench = await startBench({ ...SLACK_TIERS, windowMs: 60_000 });
   const n = 20;
   const text = answerText(true).slice(0, 600);
   const runs = Array.from({ length: n }, (_, i) => {
@@ -173,7 +173,7 @@ export async function burstRows(): Promise<BenchRow[]> {
 
 async function loadRows(): Promise<BenchRow[]> {
   const windowMs = 2000;
-  const bench = await startBench({ tierLimits: { ...METHOD_LIMITS }, windowMs }, windowMs);
+  const bench = await startBench({ ...SLACK_TIERS, windowMs }, windowMs);
   const n = 200;
   const text = answerText(true).slice(0, 400);
   const started = Date.now();
