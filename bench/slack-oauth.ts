@@ -7,7 +7,7 @@ import { createConversation } from '../src/bridge/index.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState } from '../src/state/index.js';
 import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
-import { FakeSlack } from '../test/slack/fake-slack.js';
+import { FakeSlack, SLACK_TIERS } from '../test/slack/fake-slack.js';
 import { ALICE, Harness, nextTs } from '../test/slack/harness.js';
 import { eventIn, installThroughOAuth, oauthConfig } from '../test/slack/oauth-flow.js';
 import {
@@ -27,7 +27,7 @@ export async function oauthRows(threads = 200): Promise<BenchRow[]> {
   const { service, scripts } = await scriptedService();
   const client = createServiceClient({ baseUrl: service.url, apiKey: 'bench', connections: 256 });
   const fake = await new FakeSlack({
-    tierLimits: { ...METHOD_LIMITS },
+    ...SLACK_TIERS,
     windowMs: WINDOW_MS,
   }).start();
   const state = await openState('memory://', { maxConcurrent: 512 });
@@ -88,7 +88,7 @@ export async function oauthRows(threads = 200): Promise<BenchRow[]> {
     ).length;
     const perTeam = TEAMS.map((t) => threadCalls.filter((c) => c.team === t).length).join(' + ');
     return [
-      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
+      tooManyRequestsRow(`${where}: 429s`, fake),
       {
         area: 'slack',
         metric: `${where}: answers whole, with their workspace's token`,

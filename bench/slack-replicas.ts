@@ -7,7 +7,7 @@ import { createConversation } from '../src/bridge/index.js';
 import { createServiceClient } from '../src/service/index.js';
 import { openState, type State } from '../src/state/index.js';
 import { METHOD_LIMITS } from '../adapters/slack/pacing.js';
-import { FakeSlack } from '../test/slack/fake-slack.js';
+import { FakeSlack, SLACK_TIERS } from '../test/slack/fake-slack.js';
 import { Harness, mention } from '../test/slack/harness.js';
 import { hasRedisServer, startRedisServer } from '../test/state/redis-server.js';
 import {
@@ -30,7 +30,7 @@ export async function replicaRows(threads = 1000): Promise<BenchRow[]> {
   const redis = await startRedisServer();
   const { service, scripts } = await scriptedService();
   const fake = await new FakeSlack({
-    tierLimits: { ...METHOD_LIMITS },
+    ...SLACK_TIERS,
     windowMs: WINDOW_MS,
   }).start();
   const setup = await createChatbots(service.url, threads);
@@ -94,7 +94,7 @@ export async function replicaRows(threads = 1000): Promise<BenchRow[]> {
     }
     const p95 = percentile(finals, 95);
     return [
-      tooManyRequestsRow(`${where}: 429s`, fake.tooManyRequests),
+      tooManyRequestsRow(`${where}: 429s`, fake),
       {
         area: 'slack',
         metric: `${where}: answers complete and whole`,

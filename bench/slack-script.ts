@@ -69,7 +69,17 @@ export function answeredWhole(fake: FakeSlack, channel: string, text: string): b
   );
 }
 
-/** The row of a run with Slack's tiers enforced: how many 429s the fake answered (none wanted). */
-export function tooManyRequestsRow(metric: string, tooMany: number): BenchRow {
-  return { area: 'slack', metric, value: String(tooMany), target: '0', ok: tooMany === 0 };
+/**
+ * The row of a run with Slack's tiers enforced: how many 429s the fake answered (none wanted),
+ * and for which methods.
+ */
+export function tooManyRequestsRow(metric: string, fake: FakeSlack): BenchRow {
+  const tooMany = fake.tooManyRequests;
+  const byMethod = new Map<string, number>();
+  for (const call of fake.calls.filter((c) => c.status === 429)) {
+    byMethod.set(call.method, (byMethod.get(call.method) ?? 0) + 1);
+  }
+  const which = [...byMethod].map(([method, count]) => `${method} ${count}`).join(', ');
+  const value = which === '' ? String(tooMany) : `${tooMany} (${which})`;
+  return { area: 'slack', metric, value, target: '0', ok: tooMany === 0 };
 }

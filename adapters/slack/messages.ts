@@ -8,7 +8,7 @@ import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { isTransientError } from './features.js';
 import { feedbackBlock } from './feedback.js';
 import { fallbackText, finalBlocks, sourceBlocks, noticeBlock } from './format.js';
-import { errorCode, messageTs, type SlackApi } from './web.js';
+import { errorCode, messageTs, type Pace, type SlackApi } from './web.js';
 
 /** Least time between two chat.update calls of one message. */
 export const EDIT_INTERVAL_MS = 1000;
@@ -31,6 +31,11 @@ export interface MessageOptions {
 
 /** chat.postMessage + chat.update. Also the continuation of a stream Slack stopped accepting. */
 export class EditedMessage implements ReplyMessage {
+  /** The message's Slack ts (see ReplyMessage.id). */
+  get id(): string {
+    return this.ts;
+  }
+
   private lastEditAt: number;
 
   constructor(
@@ -42,16 +47,25 @@ export class EditedMessage implements ReplyMessage {
     this.lastEditAt = editedAt ?? options.now();
   }
 
-  static async post(options: MessageOptions, text: string): Promise<EditedMessage> {
+  /** Posts the first text; `pace` 'try': only if a token is free now (SurfaceRateLimitError). */
+  static async post(
+    options: MessageOptions,
+    text: string,
+    pace: Pace = 'wait',
+  ): Promise<EditedMessage> {
     const { api, place } = options;
     const visible = text.trim() === '' ? '…' : text;
-    const result = await api.deliver(place.workspace, 'chat.postMessage', {
+    const args = {
       channel: place.channel,
       thread_ts: place.threadTs,
       markdown_text: visible,
       unfurl_links: false,
       unfurl_media: false,
-    });
+    };
+    const result =
+      pace === 'try'
+        ? await api.call(place.workspace, 'chat.postMessage', args, 'try')
+        : await api.deliver(place.workspace, 'chat.postMessage', args);
     return new EditedMessage(options, messageTs(result, 'chat.postMessage'), visible);
   }
 
@@ -103,6 +117,11 @@ export function withoutClosers(text: string): string {
 
 /** Native streaming; falls back to editing the same message when the stream ends early. */
 export class StreamedMessage implements ReplyMessage {
+  /** The message's Slack ts (see ReplyMessage.id). */
+  get id(): string {
+    return this.ts;
+  }
+
   /** Text Slack has: everything appended so far. */
   private sent: string;
   private streaming = true;

@@ -1,5 +1,6 @@
 // The Slack reply surface for one answer in one thread: limits the engine's renderer reads,
-// the working indicator, and messages that stream natively or fall back to post-and-edit.
+// the working indicator, and messages that stream natively, fall back to post-and-edit, or, in a
+// workspace too busy for either, are posted once, whole, at the end (posted-once.ts).
 import type {
   FinalContent,
   ReplyMessage,
@@ -17,6 +18,8 @@ import {
   type MessageOptions,
 } from './messages.js';
 import { slackMarkdown } from './escape.js';
+import { LIVE_EDITED_PER_WORKSPACE, SIGN_BEFORE_POST_MS } from './limits.js';
+import { PostedOnce } from './posted-once.js';
 import { errorCode, messageTs, type SlackApi } from './web.js';
 import { WorkingIndicator } from './working.js';
 
@@ -78,7 +81,7 @@ export function createSlackReplyTarget(
     const text = withoutClosers(shown) || shown;
     try {
       // Tier 2 allows a burst of 5: rather than keep the 6th answer in a burst waiting seconds
-      // for a slot, it starts at once as a posted message (Tier 3/4 budgets) and is edited.
+      // for a slot, it starts at once as a posted message, or is posted whole at its end.
       const result = await api.call(
         place.workspace,
         'chat.startStream',
@@ -105,12 +108,31 @@ export function createSlackReplyTarget(
     }
   };
 
-  const open = async (text: string): Promise<StreamedMessage | EditedMessage> => {
+  // The method mix under load (limits.ts): a native stream while Tier 2 has a start free; else a
+  // posted message edited as the answer grows while few such are open in the workspace and the
+  // channel's post allowance has room now; else one post of the whole answer at its end.
+  const postAndEdit = async (text: string): Promise<ReplyMessage | undefined> => {
+    const release = editedSlots(api).take(place.workspace);
+    if (!release) return undefined;
+    try {
+      const message = await EditedMessage.post(messageOptions, text, 'try');
+      return releasedAtFinish(message, release);
+    } catch (error) {
+      release();
+      if (error instanceof SurfaceRateLimitError) return undefined;
+      throw error;
+    }
+  };
+
+  const open = async (text: string): Promise<ReplyMessage> => {
     if (text.trim() !== '' && features.streaming(place.workspace, kind)) {
       const streamed = await startStream(text);
       if (streamed) return streamed;
     }
-    return EditedMessage.post(messageOptions, text);
+    const edited = await postAndEdit(text);
+    if (edited) return edited;
+    logger.debug('slack: busy workspace, this answer is posted whole when complete');
+    return new PostedOnce(messageOptions, () => working.shown(SIGN_BEFORE_POST_MS));
   };
 
   return {
@@ -123,10 +145,46 @@ export function createSlackReplyTarget(
   };
 }
 
-/** The answer's text escaped on its way in (escape.ts): messages.ts only sees Slack's form. */
-function escaped(message: StreamedMessage | EditedMessage): ReplyMessage {
+/** Edited replies open per workspace, per adapter (its SlackApi): LIVE_EDITED_PER_WORKSPACE. */
+class EditedSlots {
+  private readonly open = new Map<string, number>();
+
+  /** A slot, and how to give it back; undefined when the workspace has none free. */
+  take(workspace: string): (() => void) | undefined {
+    const count = this.open.get(workspace) ?? 0;
+    if (count >= LIVE_EDITED_PER_WORKSPACE) return undefined;
+    this.open.set(workspace, count + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.open.get(workspace) ?? 1) - 1;
+      if (left > 0) this.open.set(workspace, left);
+      else this.open.delete(workspace);
+    };
+  }
+}
+
+const slotsByApi = new WeakMap<SlackApi, EditedSlots>();
+function editedSlots(api: SlackApi): EditedSlots {
+  let slots = slotsByApi.get(api);
+  if (!slots) slotsByApi.set(api, (slots = new EditedSlots()));
+  return slots;
+}
+
+/** The message, its slot given back once its final text is on screen (or gave up). */
+function releasedAtFinish(message: ReplyMessage, release: () => void): ReplyMessage {
   return {
-    id: message.ts,
+    ...(message.id !== undefined && { id: message.id }),
+    update: (text: string) => message.update(text),
+    finish: (content: FinalContent) => message.finish(content).finally(release),
+  };
+}
+
+/** The answer's text escaped on its way in (escape.ts): messages.ts only sees Slack's form. */
+function escaped(message: ReplyMessage): ReplyMessage {
+  return {
+    ...(message.id !== undefined && { id: message.id }),
     update: (text: string) => message.update(slackMarkdown(text)),
     finish: (content: FinalContent) =>
       message.finish({ ...content, text: slackMarkdown(content.text) }),

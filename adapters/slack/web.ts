@@ -21,7 +21,10 @@ export class SlackCallError extends CodedError {
 export type Pace =
   /** Wait for a token (calls that must go out: first words, final text, clearing state). */
   | 'wait'
-  /** Throw SurfaceRateLimitError when no token is free now (updates: the renderer coalesces). */
+  /**
+   * Throw SurfaceRateLimitError when no token is free now (updates: the renderer coalesces).
+   * Spends the method's live share, where it has one (limits.ts).
+   */
   | 'try';
 
 export type CallArgs = Record<string, unknown>;
@@ -62,7 +65,9 @@ export function createSlackApi(
     args: CallArgs,
     pace: Pace = 'wait',
   ): Promise<WebAPICallResult> => {
-    const channel = typeof args.channel === 'string' ? args.channel : undefined;
+    // assistant.threads.* name theirs channel_id; Slack counts both per channel.
+    const named = args.channel ?? args.channel_id;
+    const channel = typeof named === 'string' ? named : undefined;
     const caller = clientFor ? clientFor(workspace) : client;
     if (!caller) {
       throw new SlackCallError(
@@ -72,7 +77,8 @@ export function createSlackApi(
       );
     }
     if (pace === 'try') {
-      const wait = await pacer.tryTake(workspace, method, channel);
+      // A call that may be skipped spends the method's live share (limits.ts liveShare).
+      const wait = await pacer.tryTake(workspace, method, channel, 'live');
       if (wait > 0) throw new SurfaceRateLimitError(wait);
     } else {
       await pacer.take(workspace, method, undefined, channel);

@@ -38,7 +38,7 @@ export class LeaseRenewer {
     entries?.delete(id);
     if (entries?.size === 0) this.watched.delete(queue);
     if (this.watched.size === 0 && this.timer) {
-      clearInterval(this.timer);
+      clearTimeout(this.timer);
       this.timer = undefined;
     }
   }
@@ -46,14 +46,20 @@ export class LeaseRenewer {
   /** No more renewals: what is held stays held until its lease runs out (a takeover). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.watched.clear();
   }
 
+  // A timeout renewed after each round, not setInterval: the same timer kind as the sweeps and
+  // the lease clock's Date, so a faked clock moves them together (and rounds never overlap).
   private startTimer(): NodeJS.Timeout {
     const every = this.options.renewEveryMs ?? Math.max(5, Math.floor(this.options.leaseMs / 3));
-    const timer = setInterval(() => void this.renewAll(), every);
+    const timer = setTimeout(() => {
+      void this.renewAll().finally(() => {
+        if (this.timer === timer && !this.stopped) this.timer = this.startTimer();
+      });
+    }, every);
     // Renewals alone never keep the process alive.
     timer.unref();
     return timer;

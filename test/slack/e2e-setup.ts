@@ -43,6 +43,8 @@ export interface ChainOptions {
   observer?: BridgeObserver;
   /** Fake time the chain runs on (test/fake-time.ts). */
   time?: FakeTime;
+  /** The chatbot's rate limit (messages, seconds); [100, 60] by default. */
+  rateLimit?: [number, number];
 }
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
@@ -73,7 +75,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
   const chatbot = await client.createChatbot({
     name: 'Support',
     show_citations: options.showCitations ?? false,
-    rate_limit: [100, 60],
+    rate_limit: options.rateLimit ?? [100, 60],
   });
   await state.bindings.set(`slack:${TEAM}`, chatbot.uuid);
   const conversation = createConversation({ client, state });

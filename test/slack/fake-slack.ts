@@ -1,5 +1,6 @@
 // A fake Slack Web API on loopback for tests and benchmarks. It records every call, keeps a
-// workspace (fake-state.ts), enforces tier limits per method per workspace when asked, answers
+// workspace (fake-state.ts), enforces tier limits per method per workspace (and per channel
+// where Slack counts so; SLACK_TIERS is Slack's documented table) when asked, answers
 // 429 with Retry-After on demand, serves file downloads, takes response_url posts, and speaks
 // enough Socket Mode (apps.connections.open + a WebSocket) to deliver an events_api envelope.
 // OAuth (fake-oauth.ts): workspaces installable through oauth.v2.access, each with a bot
@@ -10,6 +11,20 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
 import { FakeOAuth } from './fake-oauth.js';
 import { assertSlackConformance } from '../conformance/slack/check.js';
+import { CHANNEL_LIMITS, METHOD_LIMITS } from '../../adapters/slack/pacing.js';
+
+/** Slack's documented tiers (adapters/slack/limits.ts cites each), as the fake enforces them. */
+export const SLACK_TIERS: Pick<FakeSlackOptions, 'tierLimits' | 'channelLimits'> = {
+  tierLimits: { ...METHOD_LIMITS },
+  channelLimits: { ...CHANNEL_LIMITS },
+};
+
+/**
+ * Calls of one method in one channel allowed in a tenth of a minute beyond the minute's rate
+ * ("short bursts >1 allowed"): 60 a minute → at most 12 in any 10 s. Ten seconds, not one, so
+ * that a compressed window (benchmarks) still outlasts loopback jitter.
+ */
+export const CHANNEL_BURST = 2;
 
 // Fake tokens with the real prefixes, assembled so no token-shaped literal sits in the repo.
 export const BOT_TOKEN = ['xoxb', 'test-bot-token-0000'].join('-');
@@ -36,6 +51,11 @@ export interface FakeFile {
 export interface FakeSlackOptions {
   /** Calls per window per method (per workspace: one bot token, one workspace). */
   tierLimits?: Record<string, number>;
+  /**
+   * Calls per window per method and channel (chat.postMessage's "1 message per second to a
+   * specific channel"), and in any sixth of the window a sixth of them plus CHANNEL_BURST.
+   */
+  channelLimits?: Record<string, number>;
   windowMs?: number;
   now?: () => number;
   behaviour?: Partial<FakeBehaviour>;
@@ -170,18 +190,35 @@ export class FakeSlack {
     }
   }
 
-  /** Tiers count per workspace: per method and the workspace the token belongs to. */
-  private overLimit(method: string, team: string | undefined): boolean {
-    const limit = this.options.tierLimits?.[method];
-    if (limit === undefined) return false;
+  /**
+   * Tiers count per workspace (per method and the workspace the token belongs to), and for the
+   * methods Slack also counts per channel, per channel. A refused call is not counted.
+   */
+  private overLimit(method: string, team: string | undefined, args: Args): number {
     const windowMs = this.options.windowMs ?? 60_000;
+    const rules: { key: string; limit: number; windowMs: number }[] = [];
+    const limit = this.options.tierLimits?.[method];
+    if (limit !== undefined) rules.push({ key: `${team ?? ''}|${method}`, limit, windowMs });
+    const perChannel = this.options.channelLimits?.[method];
+    const named = args.channel ?? args.channel_id;
+    if (perChannel !== undefined && typeof named === 'string') {
+      const key = `${team ?? ''}|${method}|${named}`;
+      rules.push({ key, limit: perChannel, windowMs });
+      const burst = Math.floor(perChannel / 6) + CHANNEL_BURST;
+      rules.push({ key: `${key}|burst`, limit: burst, windowMs: windowMs / 6 });
+    }
     const now = this.now();
-    const key = `${team ?? ''}|${method}`;
-    const times = (this.recent.get(key) ?? []).filter((t) => now - t < windowMs);
-    this.recent.set(key, times);
-    if (times.length >= limit) return true;
-    times.push(now);
-    return false;
+    const counted = rules.map((rule) => {
+      const times = (this.recent.get(rule.key) ?? []).filter((t) => now - t < rule.windowMs);
+      this.recent.set(rule.key, times);
+      // Over the limit: until the oldest call counted leaves the window.
+      const over = times.length >= rule.limit ? times[0]! + rule.windowMs - now : 0;
+      return { times, over };
+    });
+    const wait = Math.max(0, ...counted.map((c) => c.over));
+    if (wait > 0) return wait;
+    for (const c of counted) c.times.push(now);
+    return 0;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -242,12 +279,16 @@ export class FakeSlack {
       ...(team ? { team } : {}),
     };
     const forced = this.forced429.get(method);
-    if ((forced && forced.count > 0) || this.overLimit(method, team)) {
-      if (forced && forced.count > 0) forced.count -= 1;
+    const isForced = forced !== undefined && forced.count > 0;
+    const overMs = isForced ? 0 : this.overLimit(method, team, args);
+    if (isForced || overMs > 0) {
+      if (isForced) forced.count -= 1;
       this.tooManyRequests += 1;
       call.status = 429;
       this.record(call);
-      res.setHeader('Retry-After', String(forced?.retryAfterSec ?? 1));
+      // Slack's Retry-After is whole seconds.
+      const retryAfterSec = isForced ? forced.retryAfterSec : Math.max(1, Math.ceil(overMs / 1000));
+      res.setHeader('Retry-After', String(retryAfterSec));
       return send(res, 429, { ok: false, error: 'ratelimited' });
     }
     const expected = method === 'apps.connections.open' ? APP_TOKEN : BOT_TOKEN;

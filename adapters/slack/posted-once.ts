@@ -1,0 +1,41 @@
+// A reply posted once, whole, when the answer is final: one chat.postMessage with the text, the
+// sources, the notice and the feedback buttons. The mode for a busy workspace (reply.ts): it
+// spends no Tier 2 stream calls and no Tier 3 edits, only chat.postMessage's allowance of about
+// one a second per channel, so hundreds of answers at once all arrive within a minute. Until
+// then the thread's working indicator (working.ts) is the sign of work.
+import type { FinalContent, ReplyMessage } from '../../src/bridge/types.js';
+import { feedbackBlock } from './feedback.js';
+import { fallbackText, finalBlocks } from './format.js';
+import type { MessageOptions } from './messages.js';
+
+export class PostedOnce implements ReplyMessage {
+  private posted = false;
+
+  constructor(
+    private readonly options: MessageOptions,
+    /** Resolves when the post may go out (the thread's working indicator is on). */
+    private readonly ready: () => Promise<void> = async () => {},
+  ) {}
+
+  /** Nothing goes out before the end: the text so far is the renderer's to keep. */
+  async update(_text: string): Promise<void> {}
+
+  async finish(content: FinalContent): Promise<void> {
+    if (this.posted) return;
+    await this.ready();
+    const { api, place } = this.options;
+    const blocks = [
+      ...finalBlocks(content.text, content.sources, content.notice),
+      ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
+    ];
+    await api.deliver(place.workspace, 'chat.postMessage', {
+      channel: place.channel,
+      thread_ts: place.threadTs,
+      text: fallbackText(content.text, content.notice),
+      blocks: blocks.length > 0 ? blocks : finalBlocks('…', []),
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    this.posted = true;
+  }
+}

@@ -1,0 +1,80 @@
+// Under load every thread shows work (issue 21): 200 questions at once over 20 channels of one
+// workspace, the fake enforcing Slack's documented tiers per workspace and per channel
+// (SLACK_TIERS), on fake time with Slack's real one-minute windows. Every question is answered
+// in full within 60 s, every thread shows work (a status, an hourglass, or first words) before
+// its answer is complete, and the fake never answers 429.
+import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from '../../adapters/slack/pacing.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
+import { startChain, type Chain } from './e2e-setup.js';
+import { SLACK_TIERS, TEAM } from './fake-slack.js';
+import { mention } from './harness.js';
+import { loadFigures } from './load-figures.js';
+
+let chain: Chain | undefined;
+let time: FakeTime | undefined;
+afterEach(async () => {
+  await chain?.close();
+  chain = undefined;
+  time?.restore();
+  time = undefined;
+});
+
+const CHANNELS = 20;
+const PER_CHANNEL = 10;
+const ANSWER = Array(6)
+  .fill('The refund policy covers every order placed in the last thirty days.')
+  .join(' ');
+
+describe('Slack under load', () => {
+  it('answers 200 questions at once over 20 channels within 60 s, each thread showing work first, no 429', async () => {
+    time = useFakeTime(200);
+    // The harness is given no fake time: one settle below moves it for all 200 deliveries.
+    chain = await startChain({
+      fake: { ...SLACK_TIERS },
+      rateLimit: [100, 1],
+      // The chatbot writes each answer in 12 pieces over about 2.2 s.
+      pace: (_piece, signal) => sleep(200, signal),
+    });
+    const c = chain;
+    // Four chatbots, five channels each: a chatbot takes at most 100 questions a second.
+    for (let i = 1; i < 4; i++) {
+      const bot = await c.client.createChatbot({ name: `Bot ${i}`, rate_limit: [100, 1] });
+      for (let ch = i; ch < CHANNELS; ch += 4)
+        await c.harness.state.bindings.set(`slack:${TEAM}:CL${ch}`, bot.uuid);
+    }
+    const pieces = ANSWER.match(/.{1,36}/g)!;
+    c.answerFor = () => ({ pieces });
+    const events = Array.from({ length: CHANNELS * PER_CHANNEL }, (_, i) =>
+      mention(`question ${i}`, { channel: `CL${i % CHANNELS}` }),
+    );
+    const askedAt = Date.now();
+    const acks = await time.settle(Promise.all(events.map((e) => c.harness.event(e))));
+    expect(acks.every((a) => a.status === 200)).toBe(true);
+    await time.settle(c.harness.adapter.idle());
+
+    const figures = loadFigures(
+      c.harness.fake,
+      events.map((e) => ({ channel: e.channel, thread: e.ts, askedAt })),
+      ANSWER,
+    );
+    expect(c.harness.fake.tooManyRequests).toBe(0);
+    expect(figures.whole).toBe(events.length);
+    expect(figures.answeredMs.length).toBe(events.length);
+    expect(Math.max(...figures.answeredMs)).toBeLessThanOrEqual(60_000);
+    // Every thread shows work before its answer is complete: its status or hourglass, or (the
+    // few streamed or edited answers) its first words; the status or hourglass comes first in
+    // nearly all (those few may show their first words a moment before), within seconds: ten
+    // threads a channel at Slack's one status a second per channel.
+    expect(figures.workBeforeAnswer).toBe(events.length);
+    expect(figures.workShownFirst).toBeGreaterThanOrEqual(events.length * 0.9);
+    expect(Math.max(...figures.firstSignMs)).toBeLessThanOrEqual(15_000);
+    // Nothing left behind: no hourglass still on, every status set was cleared.
+    expect(c.harness.fake.workspace.reactions.size).toBe(0);
+    const statuses = c.harness.fake.workspace.statuses;
+    const lastStatus = new Map(statuses.map((s) => [`${s.channel}:${s.threadTs}`, s.status]));
+    expect([...lastStatus.values()].every((status) => status === '')).toBe(true);
+    // The mix the tiers allowed: a few streams and edited posts, the rest posted whole.
+    expect(c.harness.fake.callsOf('chat.startStream').length).toBeLessThanOrEqual(20);
+  }, 180_000);
+});
