@@ -308,8 +308,11 @@ export class ExtractionPool {
     const ended = this.slots.map(
       (slot) =>
         new Promise<void>((resolve) => {
-          if (slot.child.exitCode !== null || slot.child.signalCode !== null) resolve();
-          else slot.child.once('exit', () => resolve());
+          if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+          // Held until it has ended: an unheld child's exit may never be heard, leaving this
+          // promise (and a caller's top-level await) unsettled when nothing else runs.
+          slot.child.ref();
+          slot.child.once('exit', () => resolve());
         }),
     );
     for (const slot of [...this.slots]) this.retire(slot, reason);

@@ -1,6 +1,9 @@
 // The converter processes that run the converters a hostile file can blow up: a file that takes too
 // long or needs too much memory fails alone with a clear limit error, its process is replaced,
 // and the files after it are read as usual.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ExtractionLimitError,
@@ -10,6 +13,10 @@ import {
 } from '../../../src/local-service/knowledge/index.js';
 import { pdfBomb } from './bombs.js';
 import { buildDocx, buildPdf } from './fixtures.js';
+
+const poolModule = new URL('../../../src/local-service/knowledge/extract-pool.ts', import.meta.url)
+  .href;
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** 500 kB of PDF whose 500 MB of blank content takes pdfjs seconds to read. */
 let slowPdf: Uint8Array;
@@ -126,6 +133,25 @@ describe('ExtractionPool', () => {
     );
     expect(error).not.toBeInstanceOf(ExtractionLimitError);
     expect((error as Error).message).toMatch(/"broken\.pdf": not a readable PDF/);
+  });
+
+  it('close() ends a process whose only work was the pool (nothing left unsettled)', async () => {
+    // A script that converts a file and closes the pool: an unheld converter's exit was never
+    // heard, so `await pool.close()` never settled and Node quit with code 13.
+    const script = `
+      import { ExtractionPool } from ${JSON.stringify(poolModule)};
+      const pool = new ExtractionPool({ workers: 1 });
+      await pool.prepare('Some text.');
+      await pool.close();
+      console.log('closed');`;
+    const run = spawnSync(
+      process.execPath,
+      ['--import', tsxLoader, '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('closed');
+    expect(run.status).toBe(0);
   });
 
   it('close() fails the files in progress and ends every converter process', async () => {
