@@ -7,8 +7,20 @@ import type { FinalContent, ReplyMessage } from '../../src/bridge/types.js';
 import { SurfaceRateLimitError } from '../../src/bridge/types.js';
 import { isTransientError } from './features.js';
 import { feedbackBlock } from './feedback.js';
-import { fallbackText, finalBlocks, sourceBlocks, noticeBlock } from './format.js';
+import { fallbackText, finalBlocks, noticeBlock, type SlackBlock, sourceBlocks } from './format.js';
 import { errorCode, messageTs, type Pace, type SlackApi } from './web.js';
+
+/** A whole answer as one message: its text, sources, notice and feedback buttons. */
+export function finalMessage(content: FinalContent): { text: string; blocks: SlackBlock[] } {
+  const blocks = [
+    ...finalBlocks(content.text, content.sources, content.notice),
+    ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
+  ];
+  return {
+    text: fallbackText(content.text, content.notice),
+    blocks: blocks.length > 0 ? blocks : finalBlocks('…', []),
+  };
+}
 
 /** Least time between two chat.update calls of one message. */
 export const EDIT_INTERVAL_MS = 1000;
@@ -86,15 +98,10 @@ export class EditedMessage implements ReplyMessage {
 
   async finish(content: FinalContent): Promise<void> {
     const { api, place } = this.options;
-    const blocks = [
-      ...finalBlocks(content.text, content.sources, content.notice),
-      ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
-    ];
     await api.deliver(place.workspace, 'chat.update', {
       channel: place.channel,
       ts: this.ts,
-      text: fallbackText(content.text, content.notice),
-      blocks: blocks.length > 0 ? blocks : finalBlocks('…', []),
+      ...finalMessage(content),
     });
     this.shown = content.text;
   }

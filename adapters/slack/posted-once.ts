@@ -4,9 +4,7 @@
 // one a second per channel, so hundreds of answers at once all arrive within a minute. Until
 // then the thread's working indicator (working.ts) is the sign of work.
 import type { FinalContent, ReplyMessage } from '../../src/bridge/types.js';
-import { feedbackBlock } from './feedback.js';
-import { fallbackText, finalBlocks } from './format.js';
-import type { MessageOptions } from './messages.js';
+import { finalMessage, type MessageOptions } from './messages.js';
 
 export class PostedOnce implements ReplyMessage {
   private posted = false;
@@ -24,15 +22,10 @@ export class PostedOnce implements ReplyMessage {
     if (this.posted) return;
     await this.ready();
     const { api, place } = this.options;
-    const blocks = [
-      ...finalBlocks(content.text, content.sources, content.notice),
-      ...(content.feedback ? [feedbackBlock(content.feedback.answerId)] : []),
-    ];
     await api.deliver(place.workspace, 'chat.postMessage', {
       channel: place.channel,
       thread_ts: place.threadTs,
-      text: fallbackText(content.text, content.notice),
-      blocks: blocks.length > 0 ? blocks : finalBlocks('…', []),
+      ...finalMessage(content),
       unfurl_links: false,
       unfurl_media: false,
     });

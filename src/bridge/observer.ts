@@ -66,6 +66,17 @@ export function watchFirstWords(target: ReplyTarget, onFirst: () => void): Reply
     }
     return message;
   };
+  return withOpenMessage(target, openMessage);
+}
+
+/**
+ * The target with its openMessage replaced; every other member, optional ones included, stays
+ * the adapter's own, bound to it.
+ */
+export function withOpenMessage(
+  target: ReplyTarget,
+  openMessage: ReplyTarget['openMessage'],
+): ReplyTarget {
   return new Proxy(target, {
     get(inner, property) {
       if (property === 'openMessage') return openMessage;

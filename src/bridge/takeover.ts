@@ -5,6 +5,7 @@
 import type { Logger } from '../log.js';
 import type { ServiceClient } from '../service/api.js';
 import type { Clock } from './clock.js';
+import { withOpenMessage } from './observer.js';
 import type { AnswerJob, AnswerProgress, ReplyMessage, ReplyTarget } from './types.js';
 
 /** What a message a dead replica left open ends with. */
@@ -23,14 +24,7 @@ export function recordingOpened(target: ReplyTarget, job: AnswerJob): ReplyTarge
     }
     return message;
   };
-  // As watchFirstWords does: the rest of the target is the adapter's own, bound to it.
-  return new Proxy(target, {
-    get(inner, property) {
-      if (property === 'openMessage') return openMessage;
-      const value: unknown = Reflect.get(inner, property, inner);
-      return typeof value === 'function' ? (value as () => unknown).bind(inner) : value;
-    },
-  });
+  return withOpenMessage(target, openMessage);
 }
 
 /** Ends what the previous holder left open. Never rejects: failures are logged. */
