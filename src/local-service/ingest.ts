@@ -74,7 +74,7 @@ export class Ingestor {
     };
   }
 
-  /** The text cut into chunks: by the knowledge side (in a worker, with limits) when it can. */
+  /** The text cut into chunks: by the knowledge side (in a converter process, with limits) when it can. */
   private prepare(text: string): Promise<PreparedText> {
     return this.knowledge.prepareText?.(text) ?? Promise.resolve(prepareText(text));
   }

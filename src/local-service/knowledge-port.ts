@@ -49,7 +49,7 @@ export interface KnowledgePort {
   extractText(fileName: string, bytes: Uint8Array, contentType?: string): Promise<string>;
   /**
    * A source's text cut into chunks (Markdown read by marked). Optional: without it the text is
-   * cut in this thread; the default does it in a worker with extraction's limits, because
+   * cut in this thread; the default does it in a converter process with extraction's limits, because
    * hostile nesting can make the lexer slow. Throws ExtractionLimitError past a limit.
    */
   prepareText?(text: string): Promise<PreparedText>;

@@ -135,7 +135,7 @@ export interface ExtractOptions {
   maxTextBytes?: number;
   /**
    * Runs the conversion of the kinds that can expand (all but plain text and markdown):
-   * default convertFile in this thread; the service passes its worker pool (extract-pool.ts).
+   * default convertFile in this thread; the service passes its converter processes (extract-pool.ts).
    */
   convert?: Converter;
 }
