@@ -4,7 +4,16 @@
 // runs as usual. settle(p) lets I/O run and moves time on in small steps until p settles, so a
 // second of Slack's per-channel pace costs milliseconds. Every timer still fires in order at
 // its own virtual time, so the schedules the tests assert are the same.
+import { createRequire } from 'node:module';
 import { vi } from 'vitest';
+
+// undici's process-wide "fast timer" (its connect and body timeouts) is one setTimeout made on
+// first use and refreshed ever after: made under fake time, it stays a fake one, and every
+// undici timeout later in the same worker (files share it: isolate: false) never fires.
+// restore() resets it, so the next file's first timeout makes a real one.
+const undiciTimers = createRequire(import.meta.url)('undici/lib/util/timers.js') as {
+  reset(): void;
+};
 
 // Taken before any test fakes timers: the real pause between steps.
 const realSetTimeout = globalThis.setTimeout;
@@ -37,6 +46,9 @@ export function useFakeTime(stepMs = 50): FakeTime {
     },
     advance: (ms) => vi.advanceTimersByTimeAsync(ms).then(() => undefined),
     elapsed: () => Date.now() - start,
-    restore: () => void vi.useRealTimers(),
+    restore: () => {
+      vi.useRealTimers();
+      undiciTimers.reset();
+    },
   };
 }
