@@ -11,10 +11,9 @@
 // on first use, kept for the next file, and hold the service open only while they work.
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PreparedText } from './chunk-store.js';
+import { converterEntry } from './converter-entry.js';
 import type { ExtractJob, ExtractReply, ExtractTask, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
 import { ExtractionLimitError } from './types.js';
@@ -55,27 +54,6 @@ interface Slot {
   ready: boolean;
   stderr: string;
   running?: Job & { id: number; timer?: NodeJS.Timeout; rssAtStart?: number };
-}
-
-/**
- * How to start a converter: the compiled extract-worker.js next to this file; or, when running
- * from the TypeScript sources (vitest, tsx — both dev setups, where tsx is installed), the .ts
- * entry with tsx's loader. Explicit execArgv: the parent's flags (a test runner's, a larger
- * --max-old-space-size) are not the converter's.
- */
-function childEntry(memoryMb: number): { path: string; execArgv: string[] } {
-  const heap = `--max-old-space-size=${memoryMb}`;
-  if (!import.meta.url.endsWith('.ts')) {
-    return {
-      path: fileURLToPath(new URL('./extract-worker.js', import.meta.url)),
-      execArgv: [heap],
-    };
-  }
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return {
-    path: fileURLToPath(new URL('./extract-worker.ts', import.meta.url)),
-    execArgv: ['--import', tsx, heap],
-  };
 }
 
 /** Resident memory of a process in bytes, where the system tells it (Linux); else undefined. */
@@ -147,9 +125,9 @@ export class ExtractionPool {
   }
 
   private spawn(): Slot {
-    const entry = childEntry(this.memoryMb);
+    const entry = converterEntry();
     const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
+      execArgv: [...entry.execArgv, `--max-old-space-size=${this.memoryMb}`],
       serialization: 'advanced', // Uint8Array crosses as bytes, not as a JSON object
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
