@@ -6,7 +6,6 @@ import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BridgeConfig } from './config.js';
-import { startLocalService } from './local-service/index.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
 import { isServiceError } from './service/errors.js';
@@ -47,6 +46,9 @@ export async function startEmbeddedService(
   logger?: Logger,
 ): Promise<EmbeddedService> {
   const apiKey = await embeddedKey(config.dataDir);
+  // Loaded here, not at the top: a CLI or bridge talking to a remote service never loads the
+  // local one (its web server, SQLite and converters are most of a start's module loading).
+  const { startLocalService } = await import('./local-service/index.js');
   const service = await startLocalService({
     port: 0,
     apiKeys: [apiKey],

@@ -8,9 +8,9 @@
 // unmasked.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import KeyvRedis from '@keyv/redis';
+import type KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { Logger } from '../log.js';
 import type Database from 'better-sqlite3';
 import { KeyvBetterSqlite, openSqliteFile } from './sqlite-store.js';
@@ -79,6 +79,9 @@ async function connectRedis(
 ): Promise<RedisClient> {
   const displayUrl = maskUrl(url);
   let connectedOnce = false;
+  // Loaded only for a Redis store: node-redis is some 600 modules, and memory or SQLite stores
+  // (the CLI, tests, the embedded default) would pay for them at every start.
+  const { createClient } = await import('redis');
   // Through `unknown`, not related structurally: see RedisClient.
   const client = createClient({
     url,
@@ -134,13 +137,16 @@ export async function openKeyvStore(
     kind === 'redis'
       ? await connectRedis(url, options.connectTimeoutMs ?? 5_000, options.logger)
       : undefined;
+  const RedisAdapter: typeof KeyvRedis | undefined = redis
+    ? (await import('@keyv/redis')).default
+    : undefined;
   // SQLite: one connection for all namespaces, opened on first use (inside the probe below,
   // so a bad path fails there).
   let sqlite: ReturnType<typeof openSqliteFile> | undefined;
   const adapterFor = (): KeyvStoreAdapter | Map<string, unknown> => {
-    if (redis) {
+    if (redis && RedisAdapter) {
       const client = redis as unknown as ConstructorParameters<typeof KeyvRedis>[0];
-      return new KeyvRedis(client, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
+      return new RedisAdapter(client, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
     }
     if (kind === 'sqlite')
       return new KeyvBetterSqlite((sqlite ??= openSqliteFile(sqlitePath(url), 10_000)));
