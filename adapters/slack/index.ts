@@ -126,8 +126,8 @@ export function createSlackAdapter(
         run.stopping = true;
         // What this process still holds when it exits is taken over by another replica.
         intake.stop();
-        // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
-        // new events for another connection. Replies use the Web API, not the socket.
+        // Socket Mode: disconnect first, so Slack sends new events to another connection (one
+        // arriving meanwhile is refused, unacknowledged: redelivered). Replies use the Web API.
         if (config.appToken) await app.stop();
         await drain(idle(), deps.drainMs ?? 10_000, () =>
           logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
