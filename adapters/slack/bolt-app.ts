@@ -1,13 +1,14 @@
 // Builds the Bolt app for the configured mode: Socket Mode with an app token (the receiver is
-// ours, so readiness can follow its connection), else HTTP at /slack/events, with OAuth installs
-// when configured. No handler is registered here (index.ts wires them).
-import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+// ours: readiness follows its connection, acks wait for the keep), else HTTP at /slack/events,
+// with OAuth installs when configured. No handler is registered here (index.ts wires them).
+import { App, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../../src/log.js';
 import type { StateStore } from '../../src/state/types.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackAdapterConfig } from './config.js';
 import { setUpOAuth, type SlackOAuth } from './oauth.js';
 import { createGuardedReceiver } from './receiver.js';
+import { KeepFirstSocketReceiver } from './socket-receiver.js';
 
 export interface BoltAppDeps {
   state: StateStore;
@@ -49,11 +50,13 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
   const installs = oauth
     ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, deps.state.dedup, logger, now)
     : undefined;
-  // Socket Mode: the receiver is ours, so readiness can follow its connection.
+  // Socket Mode: the receiver is ours, so readiness can follow its connection, and an event is
+  // acknowledged only once it is kept (socket-receiver.ts).
   const socket = config.appToken
-    ? new SocketModeReceiver({
+    ? new KeepFirstSocketReceiver({
         appToken: config.appToken,
         logger: common.logger,
+        log: logger,
         // apps.connections.open goes to the configured API host too.
         installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
       })

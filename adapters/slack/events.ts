@@ -15,7 +15,7 @@ import type { SlackChannels } from './channels.js';
 import type { StateStore } from '../../src/state/types.js';
 import { mentions, slackToPlainText } from './format.js';
 import { createSlackReplyTarget, type SlackReplyOptions } from './reply.js';
-import { closeInterruptedMessages } from './takeover.js';
+import { interruptedCloser } from './takeover.js';
 import { readEarlierMessages } from './thread-history.js';
 import type { SlackUsers } from './users.js';
 
@@ -293,8 +293,12 @@ export class EventRouter {
       const before = { workspace, channel, threadTs: ref.thread, beforeTs: event.ts };
       target.earlierMessages = (limit) => readEarlierMessages(this.deps, before, limit);
     }
-    target.closeInterrupted = (ids, notice) =>
-      closeInterruptedMessages(this.deps.api, place, ids, notice);
+    target.closeInterrupted = interruptedCloser(this.deps.api, {
+      ...place,
+      threadTs: ref.thread,
+      questionTs: event.ts,
+      botUserId,
+    });
     if (work.deliveries === 1) assistant?.onQuestion(message);
     const answer = conversation
       .handle(message, target, work.job)

@@ -126,8 +126,8 @@ export function createSlackAdapter(
         run.stopping = true;
         // What this process still holds when it exits is taken over by another replica.
         intake.stop();
-        // Socket Mode acks an event before any handler runs: disconnect first, so Slack keeps
-        // new events for another connection. Replies use the Web API, not the socket.
+        // Socket Mode: disconnect first, so Slack sends new events to another connection (one
+        // arriving meanwhile is refused, unacknowledged: redelivered). Replies use the Web API.
         if (config.appToken) await app.stop();
         await drain(idle(), deps.drainMs ?? 10_000, () =>
           logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
@@ -227,8 +227,8 @@ function wireHandlers(
   const { auth, api, router, admin } = parts;
   const { deps, logger, run } = ctx;
   const { track } = ctx.inFlight;
-  // While stopping, events are refused (HTTP 500: Slack delivers them again, to another replica
-  // or after the restart) rather than acknowledged and dropped.
+  // While stopping, events are refused (HTTP 500, or no Socket Mode ack: Slack delivers them
+  // again, to another replica or after the restart) rather than acknowledged and dropped.
   app.use(async ({ body, next }) => {
     if (run.stopping && (body as { type?: unknown }).type === 'event_callback') {
       throw new ShuttingDownError();
@@ -244,8 +244,9 @@ function wireHandlers(
   // After the stopping check; claims assistant events and the messages of DM threads, which it
   // hands to the same router as every other message.
   app.assistant(createSlackAssistant({ api, state: deps.state, router, logger, track }));
-  // Slack hears back (HTTP 200) only once the event is kept; an event that could not be kept
-  // fails the request (500), so Slack delivers it again.
+  // Slack hears back (HTTP 200, the Socket Mode ack) only once the event is kept; an event that
+  // could not be kept fails the request (500, no ack: socket-receiver.ts), so Slack delivers it
+  // again.
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     const received = router.receive(event as SlackMessageEvent, body as EventEnvelope);
     track(received.done);
@@ -256,7 +257,7 @@ function wireHandlers(
   admin.register(app, track);
   registerFeedback(app, { api, logger, state: deps.state, observer: deps.observer }, track);
   app.error(async (caught) => {
-    // Both make the receiver answer 500: Slack delivers the event again.
+    // Both make the receiver answer 500 (or not ack): Slack delivers the event again.
     if (isShuttingDown(caught) || isIntakeUnavailable(caught)) throw caught;
     logger.error({ err: caught }, 'slack: bolt error');
   });

@@ -57,9 +57,10 @@ export const SLACK_RATES: Readonly<Record<string, MethodRate>> = {
   // "several hundred messages per minute" with "generous burst behavior" (chat.postMessage's
   // page): we take 300, half of them at once.
   'chat.postMessage': { perMinute: 300, perChannelPerMinute: 60, burst: 0.5 },
-  // Special, with no published figure: "similar tier with chat.postMessage", 60 per minute per
-  // conversation (Slack's Java SDK, MethodsRateLimitTier; slack-morphism paces it 1/s the same
-  // way). Neither counts it per workspace; a 429 would still block it (Retry-After, web.ts).
+  // Special, with no published figure (the method's page, api.slack.com/methods/assistant.
+  // threads.setStatus, says "Rate limits: Special" and no more; checked 2026-11-26): "similar
+  // tier with chat.postMessage", 60 per minute per conversation (Slack's Java SDK,
+  // MethodsRateLimitTier; slack-morphism paces it 1/s the same way). Neither counts it per workspace; a 429 would still block it (Retry-After, web.ts).
   'assistant.threads.setStatus': { perChannelPerMinute: 60 },
   // Tier 3 / Tier 2: the hourglass where no thread status is allowed (or none is free).
   'reactions.add': { perMinute: 50 },

@@ -1,6 +1,7 @@
 // The Slack reply surface for one answer in one thread: limits the engine's renderer reads,
 // the working indicator, and messages that stream natively, fall back to post-and-edit, or, in a
 // workspace too busy for either, are posted once, whole, at the end (posted-once.ts).
+import type { ShownLater } from '../../src/bridge/observer.js';
 import type {
   FinalContent,
   ReplyMessage,
@@ -182,9 +183,11 @@ function releasedAtFinish(message: ReplyMessage, release: () => void): ReplyMess
 }
 
 /** The answer's text escaped on its way in (escape.ts): messages.ts only sees Slack's form. */
-function escaped(message: ReplyMessage): ReplyMessage {
+function escaped(message: ReplyMessage & Partial<ShownLater>): ReplyMessage {
   return {
     ...(message.id !== undefined && { id: message.id }),
+    // A message posted whole at its end: its words show when that post lands (observer.ts).
+    ...(message.shown && { shown: message.shown }),
     update: (text: string) => message.update(slackMarkdown(text)),
     finish: (content: FinalContent) =>
       message.finish({ ...content, text: slackMarkdown(content.text) }),

@@ -53,17 +53,35 @@ export function outcomeOf(notice: Notice | undefined): AnswerOutcome {
 }
 
 /**
- * Calls `onFirst` when the target's first message opens (the first words are visible). Every
- * other member of the target, optional ones included, passes through as it is.
+ * A message whose words show later than it opens: one posted once, whole, when the answer is
+ * final (Slack's busy-workspace mode). `shown` resolves when the post landed; never rejects.
+ */
+export interface ShownLater {
+  readonly shown: Promise<void>;
+}
+
+function shownLater(message: object): Promise<void> | undefined {
+  const shown = (message as Partial<ShownLater>).shown;
+  return shown instanceof Promise ? shown : undefined;
+}
+
+/**
+ * Calls `onFirst` when the target's first words are visible: when its first message opens, or,
+ * for a message that shows later (ShownLater), when it landed, whichever is first. Every other
+ * member of the target, optional ones included, passes through as it is.
  */
 export function watchFirstWords(target: ReplyTarget, onFirst: () => void): ReplyTarget {
   let seen = false;
+  const first = () => {
+    if (seen) return;
+    seen = true;
+    onFirst();
+  };
   const openMessage: ReplyTarget['openMessage'] = async (text) => {
     const message = await target.openMessage(text);
-    if (!seen) {
-      seen = true;
-      onFirst();
-    }
+    const later = shownLater(message);
+    if (later) void later.then(first);
+    else first();
     return message;
   };
   return withOpenMessage(target, openMessage);

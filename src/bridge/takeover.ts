@@ -13,15 +13,21 @@ export const INTERRUPTED_TEXT = '_This answer was interrupted. The complete answ
 /** How often the stored messages are read while waiting for the service to store the answer. */
 const POLL_MS = [100, 250, 500, 1_000, 2_000] as const;
 
-/** The target, with every opened message's id recorded (awaited: a crash right after finds it). */
+/**
+ * The target, with every opened message's id recorded (awaited: a crash right after finds it).
+ * The intent is recorded before the platform is asked (`opening`): a crash between its answer
+ * and the id's record leaves the marker, and the taker looks for the message no id names.
+ */
 export function recordingOpened(target: ReplyTarget, job: AnswerJob): ReplyTarget {
   const opened: string[] = [];
+  let pending = 0;
   const openMessage = async (text: string): Promise<ReplyMessage> => {
+    pending += 1;
+    await job.record({ opening: true });
     const message = await target.openMessage(text);
-    if (message.id !== undefined) {
-      opened.push(message.id);
-      await job.record({ opened: [...opened] });
-    }
+    pending -= 1;
+    if (message.id !== undefined) opened.push(message.id);
+    await job.record({ opened: [...opened], opening: pending > 0 });
     return message;
   };
   return withOpenMessage(target, openMessage);
@@ -34,9 +40,10 @@ export async function closeInterrupted(
   log: Logger,
 ): Promise<void> {
   const opened = previous.opened ?? [];
-  if (opened.length === 0 || !target.closeInterrupted) return;
+  const unrecorded = previous.opening === true;
+  if ((opened.length === 0 && !unrecorded) || !target.closeInterrupted) return;
   try {
-    await target.closeInterrupted(opened, INTERRUPTED_TEXT);
+    await target.closeInterrupted(opened, INTERRUPTED_TEXT, { unrecorded });
   } catch (error) {
     log.warn({ err: error }, 'takeover: closing the interrupted messages failed');
   }

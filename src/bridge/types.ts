@@ -133,7 +133,12 @@ export interface ReplyTarget {
    * Takeover of an answer a dead replica left half-done: ends the messages it had opened (ids
    * from ReplyMessage.id) with `notice`, so none stays open or looks like the whole answer.
    */
-  closeInterrupted?(messageIds: readonly string[], notice: string): Promise<void>;
+  closeInterrupted?(
+    messageIds: readonly string[],
+    notice: string,
+    /** The holder died while opening a message: also find what it opened (no id recorded). */
+    options?: { unrecorded?: boolean },
+  ): Promise<void>;
 }
 
 /** How far an answer got, as the engine records it for a takeover (kept with the event). */
@@ -143,6 +148,11 @@ export interface AnswerProgress {
   query?: string;
   /** The platform ids of the messages opened for the answer. */
   opened?: string[];
+  /**
+   * A message was being opened: set before the platform is asked, cleared once its id is
+   * recorded. Found set by a taker, the platform may hold an open message no id names.
+   */
+  opening?: boolean;
 }
 
 /** A kept event's answer as the engine runs it (src/bridge/intake.ts makes them). */

@@ -90,7 +90,12 @@ describe('taking over an interrupted answer', () => {
     const { job: answerJob, records } = job();
     await setup.clock.runUntil(setup.conversation.handle(message('new?'), target, answerJob));
     const sessionUuid = setup.client.streamCalls[0]!.sessionUuid;
-    expect(records).toEqual([{ sessionUuid, query: 'new?' }, { opened: ['ts-1'] }]);
+    // The intent to open is recorded before the platform is asked, the id once it answered.
+    expect(records).toEqual([
+      { sessionUuid, query: 'new?' },
+      { opening: true },
+      { opened: ['ts-1'], opening: false },
+    ]);
     expect(target.closed).toEqual([]);
   });
 });

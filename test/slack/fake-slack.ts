@@ -2,14 +2,15 @@
 // workspace (fake-state.ts), enforces tier limits per method per workspace (and per channel
 // where Slack counts so; SLACK_TIERS is Slack's documented table) when asked, answers
 // 429 with Retry-After on demand, serves file downloads, takes response_url posts, and speaks
-// enough Socket Mode (apps.connections.open + a WebSocket) to deliver an events_api envelope.
+// enough Socket Mode (apps.connections.open + a WebSocket: fake-socket.ts) to deliver events_api
+// envelopes, hear their acks and redeliver those never acknowledged.
 // OAuth (fake-oauth.ts): workspaces installable through oauth.v2.access, each with a bot
 // token of its own that only reaches that workspace's channels.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
 import { FakeOAuth } from './fake-oauth.js';
+import { FakeSocketMode } from './fake-socket.js';
 import { assertSlackConformance } from '../conformance/slack/check.js';
 import { CHANNEL_LIMITS, METHOD_LIMITS } from '../../adapters/slack/pacing.js';
 
@@ -83,7 +84,6 @@ export class FakeSlack {
   /** Bytes POSTed to the upload URLs files.getUploadURLExternal handed out, by file id. */
   readonly uploads = new Map<string, Buffer>();
   private uploadSeq = 0;
-  readonly acks: Args[] = [];
   /** Workspaces installable through oauth.v2.access, and the tokens handed out. */
   readonly oauth = new FakeOAuth();
   tooManyRequests = 0;
@@ -92,11 +92,9 @@ export class FakeSlack {
   private readonly holds: Hold[] = [];
   private readonly recent = new Map<string, number[]>();
   private readonly waiters: Waiter[] = [];
-  private readonly ackWaiters: ((ack: Args) => void)[] = [];
   private readonly server: Server;
-  private readonly sockets = new WebSocketServer({ noServer: true });
-  private socket?: WebSocket;
-  private socketOpened?: () => void;
+  /** Slack's side of Socket Mode. */
+  readonly socketMode = new FakeSocketMode();
   private readonly now: () => number;
   port = 0;
 
@@ -108,7 +106,7 @@ export class FakeSlack {
     );
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('upgrade', (req, socket, head) => {
-      this.sockets.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+      this.socketMode.upgrade(req, socket, head);
     });
   }
 
@@ -126,8 +124,7 @@ export class FakeSlack {
   }
 
   async close(): Promise<void> {
-    this.socket?.terminate();
-    this.sockets.close();
+    this.socketMode.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Every request the bridge sent, checked against Slack's published shapes and limits.
@@ -392,41 +389,20 @@ export class FakeSlack {
     res.end(file.body);
   }
 
-  // ---- Socket Mode ----
+  // ---- Socket Mode (fake-socket.ts) ----
 
-  private onSocket(ws: WebSocket): void {
-    this.socket = ws;
-    ws.on('message', (data) => {
-      const ack = JSON.parse(String(data)) as Args;
-      this.acks.push(ack);
-      for (const waiter of this.ackWaiters.splice(0)) waiter(ack);
-    });
-    ws.send(
-      JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' } }),
-    );
-    this.socketOpened?.();
+  get acks(): Args[] {
+    return this.socketMode.acks;
   }
 
   /** Resolves once the app connected over Socket Mode. */
   connected(): Promise<void> {
-    if (this.socket) return Promise.resolve();
-    return new Promise((resolve) => (this.socketOpened = resolve));
+    return this.socketMode.connected();
   }
 
   /** Sends an events_api envelope and resolves with the app's ack. */
   sendEnvelope(envelopeId: string, payload: Args): Promise<Args> {
-    const acked = new Promise<Args>((resolve) => this.ackWaiters.push(resolve));
-    this.socket?.send(
-      JSON.stringify({
-        envelope_id: envelopeId,
-        type: 'events_api',
-        payload,
-        accepts_response_payload: false,
-        retry_attempt: 0,
-        retry_reason: '',
-      }),
-    );
-    return acked;
+    return this.socketMode.deliver(payload, envelopeId).acked;
   }
 }
 

@@ -4,8 +4,8 @@
 // lease ran out (its half-written stream closed with a notice).
 import { afterEach, describe, expect, it } from 'vitest';
 import { openState, type State } from '../../src/state/index.js';
-import type { IntakeQueue, IntakeStore, StateStore } from '../../src/state/types.js';
 import { LocalIntakeStore } from '../../src/state/intake-local.js';
+import { withFailingIntake } from './failing-intake.js';
 import { BOT_USER, TEAM } from './fake-slack.js';
 import { ALICE, Harness, mention, nextTs } from './harness.js';
 import { RecordingConversation } from './recording.js';
@@ -17,32 +17,6 @@ afterEach(async () => {
   await state?.close();
   h = undefined;
 });
-
-/** The state store, with an intake queue that refuses to keep while `down` is set. */
-function withFailingIntake(inner: State, control: { down: boolean }): StateStore {
-  const intake: IntakeStore = {
-    leaseMs: inner.intake!.leaseMs,
-    queue(name) {
-      const queue = inner.intake!.queue(name);
-      return new Proxy(queue, {
-        get(target, property) {
-          if (property === 'keep') {
-            return (key: string, payload: string) =>
-              control.down
-                ? Promise.reject(new Error('The client is offline'))
-                : target.keep(key, payload);
-          }
-          const value: unknown = Reflect.get(target, property, target);
-          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-        },
-      }) as IntakeQueue;
-    },
-  };
-  return new Proxy(inner, {
-    get: (target, property) =>
-      property === 'intake' ? intake : (Reflect.get(target, property, target) as unknown),
-  });
-}
 
 describe('Slack durable intake', () => {
   it('answers 500 while the event cannot be kept, and answers it once when it can', async () => {
