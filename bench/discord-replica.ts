@@ -3,11 +3,12 @@
 // on the bench's fake Discord, local service and Redis (state and rate budget). Prints "ready"
 // once connected; on SIGTERM prints how many REST calls it made and exits.
 import { createDiscordAdapter } from '../adapters/discord/adapter.js';
-import { discordShardsFromEnv } from '../adapters/discord/shards.js';
+import { discordShards } from '../adapters/discord/shards.js';
 import { RESTEvents } from 'discord.js';
 import { createConversation } from '../src/bridge/index.js';
 import { silentLogger } from '../src/log.js';
 import { createServiceClient } from '../src/service/index.js';
+import { readSettings } from '../src/settings/index.js';
 import { openState } from '../src/state/index.js';
 
 const env = process.env;
@@ -17,7 +18,8 @@ const required = (name: string): string => {
   return value;
 };
 
-const shards = discordShardsFromEnv(env.DISCORD_SHARDS, env.DISCORD_SHARD_COUNT);
+const discord = readSettings('discord', env);
+const shards = discordShards(discord.DISCORD_SHARDS, discord.DISCORD_SHARD_COUNT);
 const state = await openState(required('REDIS_URL'), { keyPrefix: required('KEY_PREFIX') });
 const client = createServiceClient({
   baseUrl: required('SERVICE_URL'),

@@ -3,12 +3,12 @@
 // many workspaces; Discord: DISCORD_TOKEN), several at once.
 import {
   createSlackAdapter,
-  slackConfigFromEnv,
+  slackConfig,
   type SlackAdapterConfig,
 } from '../adapters/slack/index.js';
 import {
   createDiscordAdapter,
-  discordConfigFromEnv,
+  discordConfig,
   warnUnsharedShards,
   type DiscordAdapterConfig,
 } from '../adapters/discord/index.js';
@@ -17,6 +17,7 @@ import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
+import { readSettings } from './settings/index.js';
 import type { StateStore } from './state/types.js';
 
 export interface PlatformDeps {
@@ -40,14 +41,17 @@ interface Platform<Config> {
   name: string;
   /** Whether this configuration listens on PORT itself (Slack HTTP mode). */
   servesHttp(config: Config): boolean;
-  /** Undefined when the platform is not configured; throws naming a half-set variable. */
+  /**
+   * Its settings read from env by the one table (src/settings/) and handed to the adapter
+   * parsed; undefined when the platform is not configured; throws naming a broken variable.
+   */
   configFromEnv(env: NodeJS.ProcessEnv): Config | undefined;
   create(config: Config, deps: PlatformDeps): ChatAdapter;
 }
 
 const slack: Platform<SlackAdapterConfig> = {
   name: 'slack',
-  configFromEnv: slackConfigFromEnv,
+  configFromEnv: (env) => slackConfig(readSettings('slack', env)),
   servesHttp: (config) => !config.appToken,
   create: (config, deps) =>
     createSlackAdapter(config, {
@@ -59,7 +63,7 @@ const slack: Platform<SlackAdapterConfig> = {
 
 const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
-  configFromEnv: discordConfigFromEnv,
+  configFromEnv: (env) => discordConfig(readSettings('discord', env)),
   servesHttp: () => false,
   create: (config, deps) => {
     const logger = deps.logger.child({ platform: 'discord' });

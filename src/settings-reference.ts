@@ -1,6 +1,6 @@
-// docs/configuration.md, written from the settings table (settings.ts) by `npm run docs`; a test
+// docs/configuration.md, written from the settings table (settings/) by `npm run docs`; a test
 // holds the committed file to what this writes.
-import { ruleOf, SETTINGS, type Setting, type SettingUse } from './settings.js';
+import { ruleOf, SETTINGS, type Setting, type SettingUse } from './settings/index.js';
 
 const SECTIONS: Array<[SettingUse, string, string]> = [
   [
@@ -13,8 +13,12 @@ const SECTIONS: Array<[SettingUse, string, string]> = [
     '`chatbridge service`',
     'The local service on its own. Each variable has a flag too; flags win.',
   ],
-  ['slack', 'Slack', 'Read when any Slack variable is set; see [slack.md](slack.md).'],
-  ['discord', 'Discord', 'Read when `DISCORD_TOKEN` is set; see [discord.md](discord.md).'],
+  [
+    'slack',
+    'Slack',
+    'Slack runs when a token or secret of its own is set; see [slack.md](slack.md).',
+  ],
+  ['discord', 'Discord', 'Discord runs when `DISCORD_TOKEN` is set; see [discord.md](discord.md).'],
 ];
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -52,14 +56,15 @@ function row(s: Setting): string {
     ? ` Old name${s.oldNames.length > 1 ? 's' : ''}, still read with a warning: ${s.oldNames.map((n) => `\`${n}\``).join(', ')}.`
     : '';
   const also = s.use.slice(1).length ? ` Also read by: ${s.use.slice(1).join(', ')}.` : '';
-  return `| ${names} | ${cell(typeOf(s))} | ${cell(defaultOf(s))} | ${cell(s.help)}.${also}${old} |`;
+  const type = s.pattern && s.rule ? `${typeOf(s)}: ${s.rule}` : typeOf(s);
+  return `| ${names} | ${cell(type)} | ${cell(defaultOf(s))} | ${cell(s.help)}.${also}${old} |`;
 }
 
 export function configurationMarkdown(): string {
   const parts = [
     '# Configuration',
     '',
-    '<!-- Generated from src/settings.ts by `npm run docs`; edit the table there, not this file. -->',
+    '<!-- Generated from src/settings/ by `npm run docs`; edit the table there, not this file. -->',
     '',
     'Every setting is an environment variable (a `.env` file in the working folder is read too).',
     'A blank value counts as unset. A value that breaks its rule stops the command with a message',

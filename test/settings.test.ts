@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { SERVICE_USAGE, serviceOptionsFrom } from '../src/local-service/command.js';
 import { configurationMarkdown } from '../src/settings-reference.js';
-import { rawSetting, SETTINGS, setting, settingSchema } from '../src/settings.js';
+import {
+  ConfigError,
+  rawSetting,
+  readSettings,
+  SETTINGS,
+  setting,
+  settingSchema,
+} from '../src/settings/index.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -30,13 +37,8 @@ describe('the settings table', () => {
   });
 
   it('lists every variable the code reads', () => {
-    const files = [
-      'src/config.ts',
-      'src/local-service/command.ts',
-      'adapters/slack/config.ts',
-      'adapters/discord/config.ts',
-      'adapters/discord/shards.ts',
-    ];
+    // The adapters read none: they are handed their settings parsed (typed by the table's rows).
+    const files = ['src/config.ts', 'src/local-service/command.ts', 'src/start.ts'];
     const read = files.flatMap((file) =>
       [...readFileSync(resolve(root, file), 'utf8').matchAll(/env\.([A-Z][A-Z0-9_]+)/g)].map(
         (m) => m[1]!,
@@ -44,6 +46,9 @@ describe('the settings table', () => {
     );
     const names = new Set(SETTINGS.map((s) => s.name));
     expect(read.filter((name) => !names.has(name))).toEqual([]);
+    for (const file of ['adapters/slack/config.ts', 'adapters/discord/config.ts']) {
+      expect(readFileSync(resolve(root, file), 'utf8')).not.toMatch(/\benv\b|process\.env/);
+    }
   });
 
   it('parses by type, applies the default, and states the rule of a broken value', () => {
@@ -66,6 +71,49 @@ describe('the settings table', () => {
       expect(SERVICE_USAGE).toContain(`env ${s.name}`);
     }
     expect(SERVICE_USAGE).toContain('(default 8787)');
+  });
+});
+
+describe('the adapters’ settings', () => {
+  it('are read by the table and handed over typed, with defaults and shared rows', () => {
+    const slack = readSettings('slack', {
+      SLACK_BOT_TOKEN: ' xoxb-1 ',
+      CHATBRIDGE_ADMINS: 'U1 U2',
+    });
+    expect(slack).toMatchObject({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_API_URL: 'https://slack.com/api/',
+      PORT: 3000,
+      CHATBRIDGE_ADMINS: ['U1', 'U2'],
+      CHATBRIDGE_MAX_UPLOAD_BYTES: 10 * 1024 * 1024,
+    });
+    expect(slack).not.toHaveProperty('DISCORD_TOKEN');
+    const discord = readSettings('discord', {
+      DISCORD_SHARD_COUNT: '4',
+      DISCORD_MESSAGE_CONTENT: 'On',
+    });
+    expect(discord).toMatchObject({ DISCORD_SHARD_COUNT: 4, DISCORD_MESSAGE_CONTENT: 'on' });
+    expect(discord).not.toHaveProperty('PORT');
+  });
+
+  it('name every broken value with its rule at once, never the value', () => {
+    let error: unknown;
+    try {
+      readSettings('discord', {
+        DISCORD_TOKEN: 'secret-one secret-two',
+        DISCORD_APPLICATION_ID: 'app',
+        CHATBRIDGE_MAX_UPLOAD_BYTES: '0',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'CHATBRIDGE_MAX_UPLOAD_BYTES must be a whole number from 1 to 100000000',
+      'DISCORD_TOKEN must be one word (the bot token; a pasted "Bot " prefix is dropped)',
+      'DISCORD_APPLICATION_ID must be a numeric snowflake id',
+    ]);
+    expect((error as Error).message).not.toContain('secret-');
   });
 });
 

@@ -4,7 +4,8 @@ import { REST, Routes } from 'discord.js';
 import { adminCommands } from '../../src/admin/index.js';
 import { maskSecrets } from '../../src/log.js';
 import { buildSlashCommand } from './commands/build.js';
-import { DiscordConfigError, discordConfigFromEnv } from './config.js';
+import { ConfigError, readSettings } from '../../src/settings/index.js';
+import { DiscordConfigError, discordConfig } from './config.js';
 
 export interface RegisterOptions {
   token: string;
@@ -82,9 +83,9 @@ export async function runDiscordCommand(
   }
   let config;
   try {
-    config = discordConfigFromEnv(env);
+    config = discordConfig(readSettings('discord', env));
   } catch (error) {
-    if (error instanceof DiscordConfigError) {
+    if (error instanceof DiscordConfigError || error instanceof ConfigError) {
       io.err.write(`${error.message}\n`);
       return 2;
     }

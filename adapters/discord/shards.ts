@@ -12,19 +12,6 @@ import { DiscordConfigError } from './config-error.js';
  */
 export type DiscordShards = { mode: 'auto' } | { mode: 'ids'; ids: number[]; count: number };
 
-/** Discord's own upper bound is far lower; this only catches a mistyped number. */
-const MAX_SHARD_COUNT = 100_000;
-
-function parseCount(raw: string): number {
-  if (!/^\d+$/.test(raw) || +raw < 1 || +raw > MAX_SHARD_COUNT) {
-    throw new DiscordConfigError(
-      'DISCORD_SHARD_COUNT',
-      `must be a whole number from 1 to ${MAX_SHARD_COUNT} (the bot's shards over all processes)`,
-    );
-  }
-  return Number(raw);
-}
-
 /** "0,2,5-7": ids and inclusive ranges, separated by commas or spaces. */
 function parseIds(raw: string, count: number): number[] {
   const ids = new Set<number>();
@@ -61,17 +48,16 @@ function parseIds(raw: string, count: number): number[] {
 }
 
 /**
- * The shards of this process, or undefined when neither variable is set (one connection, shard
- * 0 of 1, as discord.js connects by default).
+ * The shards of this process from DISCORD_SHARDS and DISCORD_SHARD_COUNT as the settings table
+ * parsed them (the count a whole number from 1 up), or undefined when neither is set (one
+ * connection, shard 0 of 1, as discord.js connects by default).
  */
-export function discordShardsFromEnv(
-  shardsRaw: string | undefined,
-  countRaw: string | undefined,
+export function discordShards(
+  shards: string | undefined,
+  count: number | undefined,
 ): DiscordShards | undefined {
-  const shards = shardsRaw?.trim() || undefined;
-  const countText = countRaw?.trim() || undefined;
   if (shards?.toLowerCase() === 'auto') {
-    if (countText !== undefined) {
+    if (count !== undefined) {
       throw new DiscordConfigError(
         'DISCORD_SHARD_COUNT',
         'must not be set with DISCORD_SHARDS=auto (auto takes every shard at the count Discord ' +
@@ -82,18 +68,16 @@ export function discordShardsFromEnv(
     return { mode: 'auto' };
   }
   if (shards === undefined) {
-    if (countText === undefined) return undefined;
-    const count = parseCount(countText);
+    if (count === undefined) return undefined;
     // A count alone: this process holds all of them.
     return { mode: 'ids', ids: Array.from({ length: count }, (_, id) => id), count };
   }
-  if (countText === undefined) {
+  if (count === undefined) {
     throw new DiscordConfigError(
       'DISCORD_SHARD_COUNT',
       'is required when DISCORD_SHARDS lists shard ids (the number of shards over all processes)',
     );
   }
-  const count = parseCount(countText);
   return { mode: 'ids', ids: parseIds(shards, count), count };
 }
 

@@ -1,13 +1,15 @@
-// Slack adapter configuration, read from the environment. Socket Mode when SLACK_APP_TOKEN is set,
-// HTTP mode (events, commands and interactivity at /slack/events) with SLACK_SIGNING_SECRET.
-// One workspace with SLACK_BOT_TOKEN, or many installed through OAuth (SLACK_CLIENT_ID,
-// SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, and CHATBRIDGE_SECRET_KEY to encrypt their tokens).
+// Slack adapter configuration, from its settings parsed by the one table (src/settings/slack.ts):
+// each value has its own type and rule there; this says how they go together. Socket Mode when
+// SLACK_APP_TOKEN is set, HTTP mode (events, commands and interactivity at /slack/events) with
+// SLACK_SIGNING_SECRET. One workspace with SLACK_BOT_TOKEN, or many installed through OAuth
+// (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, and CHATBRIDGE_SECRET_KEY to encrypt
+// their tokens).
 import { CodedError, ErrorCode } from '../../src/errors.js';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/admin/index.js';
+import type { SettingsOf } from '../../src/settings/index.js';
 import { parseSecretKey, SecretKeyError } from '../../src/state/index.js';
 
-export { DEFAULT_MAX_UPLOAD_BYTES };
-export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+/** The Slack settings as the table parses them (blank is unset). */
+export type SlackSettings = SettingsOf<'slack'>;
 
 /** Many workspaces: each installs the app through /slack/install (HTTP mode only). */
 export interface SlackOAuthConfig {
@@ -61,38 +63,11 @@ export function normaliseApiUrl(url: string, variable = 'SLACK_API_URL'): string
   return parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
 }
 
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return 3000;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new SlackConfigError('PORT: must be an integer from 0 to 65535');
-  }
-  return port;
-}
-
-function parseBytes(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_UPLOAD_BYTES;
-  const bytes = Number(raw);
-  if (!Number.isInteger(bytes) || bytes <= 0) {
-    throw new SlackConfigError('CHATBRIDGE_MAX_UPLOAD_BYTES: must be a positive integer');
-  }
-  return bytes;
-}
-
-/** Comma- or space-separated Slack user ids (U…/W…). */
-export function parseAdmins(raw: string | undefined): string[] {
-  if (!raw) return [];
-  return raw
-    .split(/[\s,]+/)
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
-}
-
 const OAUTH_VARIABLES = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
 
 /** The OAuth settings when any of the trio is set (then all three and the key are required). */
-function oauthFromEnv(env: Record<string, string | undefined>): SlackOAuthConfig | undefined {
-  const values = OAUTH_VARIABLES.map((name) => env[name]?.trim() || undefined);
+function oauthFrom(settings: SlackSettings): SlackOAuthConfig | undefined {
+  const values = OAUTH_VARIABLES.map((name) => settings[name]);
   const [clientId, clientSecret, stateSecret] = values;
   if (values.every((value) => value === undefined)) return undefined;
   const missing = OAUTH_VARIABLES.find((_, i) => values[i] === undefined);
@@ -103,7 +78,7 @@ function oauthFromEnv(env: Record<string, string | undefined>): SlackOAuthConfig
   }
   let secretKey: Buffer;
   try {
-    secretKey = parseSecretKey(env.CHATBRIDGE_SECRET_KEY, 'CHATBRIDGE_SECRET_KEY');
+    secretKey = parseSecretKey(settings.CHATBRIDGE_SECRET_KEY, 'CHATBRIDGE_SECRET_KEY');
   } catch (error) {
     if (!(error instanceof SecretKeyError)) throw error;
     throw new SlackConfigError(
@@ -114,22 +89,20 @@ function oauthFromEnv(env: Record<string, string | undefined>): SlackOAuthConfig
 }
 
 /**
- * The Slack configuration, or undefined when no Slack variable is set. A half-configured
- * environment is an error naming the missing variable.
+ * The Slack configuration, or undefined when no Slack token or secret is set. A half-configured
+ * set is an error naming the missing variable.
  */
-export function slackConfigFromEnv(
-  env: Record<string, string | undefined>,
-): SlackAdapterConfig | undefined {
-  const botToken = env.SLACK_BOT_TOKEN?.trim() || undefined;
-  const appToken = env.SLACK_APP_TOKEN?.trim() || undefined;
-  const signingSecret = env.SLACK_SIGNING_SECRET?.trim() || undefined;
-  const oauth = oauthFromEnv(env);
+export function slackConfig(settings: SlackSettings): SlackAdapterConfig | undefined {
+  const botToken = settings.SLACK_BOT_TOKEN;
+  const appToken = settings.SLACK_APP_TOKEN;
+  const signingSecret = settings.SLACK_SIGNING_SECRET;
+  const oauth = oauthFrom(settings);
   if (!botToken && !appToken && !signingSecret && !oauth) return undefined;
   const common = {
-    port: parsePort(env.PORT),
-    apiUrl: normaliseApiUrl(env.SLACK_API_URL?.trim() || DEFAULT_SLACK_API_URL),
-    admins: parseAdmins(env.CHATBRIDGE_ADMINS),
-    maxUploadBytes: parseBytes(env.CHATBRIDGE_MAX_UPLOAD_BYTES),
+    port: settings.PORT,
+    apiUrl: normaliseApiUrl(settings.SLACK_API_URL),
+    admins: settings.CHATBRIDGE_ADMINS ?? [],
+    maxUploadBytes: settings.CHATBRIDGE_MAX_UPLOAD_BYTES,
   };
   if (oauth) {
     if (botToken) {
@@ -152,12 +125,6 @@ export function slackConfigFromEnv(
     throw new SlackConfigError(
       `SLACK_BOT_TOKEN: required when ${present} is set (or set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth installs)`,
     );
-  }
-  if (!botToken.startsWith('xoxb-')) {
-    throw new SlackConfigError('SLACK_BOT_TOKEN: must be a bot token starting with xoxb-');
-  }
-  if (appToken && !appToken.startsWith('xapp-')) {
-    throw new SlackConfigError('SLACK_APP_TOKEN: must be an app-level token starting with xapp-');
   }
   if (!appToken && !signingSecret) {
     throw new SlackConfigError(

@@ -33,7 +33,7 @@ import { createSlackApi } from './web.js';
 import { WorkspaceAuth } from './workspace-auth.js';
 
 export {
-  slackConfigFromEnv,
+  slackConfig,
   SlackConfigError,
   type SlackAdapterConfig,
   type SlackOAuthConfig,

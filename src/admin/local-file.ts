@@ -3,7 +3,7 @@
 import { CodedError, ErrorCode } from '../errors.js';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../settings.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../settings/index.js';
 import type { AdminFile } from './types.js';
 
 export { DEFAULT_MAX_UPLOAD_BYTES };

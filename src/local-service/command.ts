@@ -1,6 +1,6 @@
 // `chatbridge service`: runs the local service until SIGINT/SIGTERM. Every flag can also come
 // from the environment (flags win); flags, variables, rules and the usage text come from the
-// settings table (settings.ts). Prints one line with its address when ready; logs go to
+// settings table (settings/). Prints one line with its address when ready; logs go to
 // stderr; API keys are never printed.
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -17,7 +17,7 @@ import {
   type DeprecationWarn,
   type Setting,
   type SettingValue,
-} from '../settings.js';
+} from '../settings/index.js';
 import { untilStopAsked } from '../stop-signal.js';
 
 const SERVICE_SETTINGS = settingsOf('service');

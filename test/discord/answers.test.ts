@@ -111,8 +111,9 @@ describe('discord answers through the engine', () => {
     expectNoMentions(fake.botMessages());
   });
 
-  it('a 6,000-character answer arrives whole in messages under 2,000 while edits get 429', async () => {
-    rig = await startEngineRig({ minUpdateMs: 20 });
+  it('a 6,000-character answer arrives whole in messages under 2,000 at Discord’s pace while edits get 429', async () => {
+    // Fake time: Discord's own edit pace (one edit a second) and retry_after as Discord gives it.
+    rig = await startEngineRig({ fakeTime: true });
     const { fake } = rig;
     const sentences = Array.from(
       { length: 140 },
@@ -123,17 +124,18 @@ describe('discord answers through the engine', () => {
       paragraphs.push(sentences.slice(i, i + 6).join(' '));
     const answer = paragraphs.join('\n\n');
     expect(answer.length).toBeGreaterThan(6000);
-    // Released in 80-character pieces, each only after the previous one reached Discord's side.
+    // Released in 80-character pieces, every tenth after a virtual second (a model writing).
     const pieces = answer.match(/[\s\S]{1,80}/g)!;
-    rig.answers.push({ pieces });
-    let edits = 0;
-    let limited = 0;
+    const writing = (index: number) =>
+      index % 10 === 0 ? new Promise<void>((resolve) => setTimeout(resolve, 1000)) : undefined;
+    rig.answers.push({ pieces, before: writing });
+    const RETRY_AFTER_MS = 1500;
+    const patches: { at: number; path: string; refused: boolean }[] = [];
     fake.rateLimiter = (request) => {
       if (request.method !== 'PATCH') return undefined;
-      edits += 1;
-      if (edits % 3 !== 0) return undefined;
-      limited += 1;
-      return 30;
+      const refused = (patches.length + 1) % 3 === 0;
+      patches.push({ at: Date.now(), path: request.path, refused });
+      return refused ? RETRY_AFTER_MS : undefined;
     };
     const asked = fake.userMessage(
       fake.textChannel.id,
@@ -144,10 +146,10 @@ describe('discord answers through the engine', () => {
       },
     );
     const thread = asked.id;
-    await finalText(rig, thread, (c) =>
-      c.includes('Sentence number 140 of the long answer is here.'),
+    await rig.settle(
+      finalText(rig, thread, (c) => c.includes('Sentence number 140 of the long answer is here.')),
     );
-    await rig.adapter.stop(); // drains: every message has reached its final state
+    await rig.settle(rig.adapter.stop()); // drains: every message has reached its final state
     const messages = fake.botMessages(thread);
     expect(messages.length).toBeGreaterThanOrEqual(4);
     for (const message of messages) {
@@ -155,7 +157,12 @@ describe('discord answers through the engine', () => {
     }
     const words = (text: string) => text.split(/\s+/).filter((w) => w !== '' && w !== '…');
     expect(words(messages.map((m) => m.content).join('\n'))).toEqual(words(answer));
-    expect(limited).toBeGreaterThan(0);
+    expect(patches.filter((p) => p.refused).length).toBeGreaterThan(0);
+    // The schedule: after a 429, the channel's next edit waits out retry_after.
+    for (const [i, patch] of patches.entries()) {
+      const next = patches[i + 1];
+      if (patch.refused && next) expect(next.at - patch.at).toBeGreaterThanOrEqual(RETRY_AFTER_MS);
+    }
     expectNoMentions(messages);
   });
 
@@ -180,8 +187,8 @@ describe('discord answers through the engine', () => {
     expectNoMentions(fake.botMessages());
   });
 
-  it('a 429 on the final edit is retried until it lands', async () => {
-    rig = await startEngineRig();
+  it('a 429 on the final edit is retried after each retry_after until it lands', async () => {
+    rig = await startEngineRig({ fakeTime: true });
     const { fake } = rig;
     const release = gate();
     rig.pacer = (index) => (index === 1 ? release.wait() : Promise.resolve());
@@ -189,12 +196,23 @@ describe('discord answers through the engine', () => {
     const asked = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> q`, {
       mentions: [fake.bot],
     });
-    await fake.waitFor<FakeMessage>('message', (m) => m.channel_id === asked.id);
-    let refused = 0;
-    fake.rateLimiter = (request) => (request.method === 'PATCH' && refused++ < 3 ? 25 : undefined);
+    await rig.settle(fake.waitFor<FakeMessage>('message', (m) => m.channel_id === asked.id));
+    // Discord's retry_after for an edit bucket, in seconds of fake time.
+    const RETRY_AFTER_MS = 2500;
+    const tries: { at: number; refused: boolean }[] = [];
+    fake.rateLimiter = (request) => {
+      if (request.method !== 'PATCH') return undefined;
+      const refused = tries.length < 3;
+      tries.push({ at: Date.now(), refused });
+      return refused ? RETRY_AFTER_MS : undefined;
+    };
     release.open();
-    const final = await finalText(rig, asked.id, (c) => c === 'Partial and final.');
-    expect(refused).toBeGreaterThanOrEqual(3);
+    const final = await rig.settle(finalText(rig, asked.id, (c) => c === 'Partial and final.'));
+    expect(tries.map((t) => t.refused)).toEqual([true, true, true, false]);
+    // The schedule: each try waits out the retry_after of the 429 before it.
+    for (const [i, t] of tries.slice(1).entries()) {
+      expect(t.at - tries[i]!.at).toBeGreaterThanOrEqual(RETRY_AFTER_MS);
+    }
     expect(final.history.at(-1)).toBe('Partial and final.');
     expect(tooManyRequests({ method: 'PATCH', path: '' }, 25).status).toBe(429);
   });

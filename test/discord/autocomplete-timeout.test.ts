@@ -1,5 +1,5 @@
 // Discord drops an autocomplete not answered within 3 s: while the service is slow, the bridge
-// answers with no choices in time (2.5 s in production; a tiny configured value here).
+// answers with no choices in time: 2.5 s, the production value, on fake time.
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import { ApplicationCommandOptionType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
 import { silentLogger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
+import { useFakeTime } from '../fake-time.js';
 
 let seq = 0;
 /** The parts of an autocomplete interaction for `/chatbridge chatbot use` the handler reads. */
@@ -41,14 +42,13 @@ function autocompleting(respond: (choices: unknown[]) => void): Interaction {
   return interaction as unknown as AutocompleteInteraction;
 }
 
-async function complete(client: Partial<ServiceClient>, timeoutMs?: number) {
+async function complete(client: Partial<ServiceClient>) {
   const state = await openState('memory://');
   const handler = createInteractionHandler({
     client: client as ServiceClient,
     state,
     maxUploadBytes: 1024,
     logger: silentLogger as never,
-    ...(timeoutMs !== undefined ? { autocompleteTimeoutMs: timeoutMs } : {}),
   });
   let answered: unknown[] | undefined;
   await handler(autocompleting((choices) => (answered = choices)));
@@ -63,20 +63,25 @@ describe('Discord autocomplete in time', () => {
 
   it('answers no choices once the timeout passes while the service has not answered', async () => {
     const never = new Promise<never>(() => {});
-    const answered = await complete({ listChatbots: () => never }, 20);
-    expect(answered).toEqual([]);
+    const time = useFakeTime(250);
+    try {
+      const answered = await time.settle(complete({ listChatbots: () => never }));
+      expect(answered).toEqual([]);
+      // The schedule: at the 2.5 s, never before, and within Discord's 3 s.
+      expect(time.elapsed()).toBeGreaterThanOrEqual(AUTOCOMPLETE_TIMEOUT_MS);
+      expect(time.elapsed()).toBeLessThan(3000);
+    } finally {
+      time.restore();
+    }
   });
 
   it('answers the choices when the service is in time', async () => {
-    const answered = await complete(
-      {
-        listChatbots: async () =>
-          [{ uuid: 'a'.repeat(32), name: 'Helper' }] as Awaited<
-            ReturnType<ServiceClient['listChatbots']>
-          >,
-      },
-      1000,
-    );
+    const answered = await complete({
+      listChatbots: async () =>
+        [{ uuid: 'a'.repeat(32), name: 'Helper' }] as Awaited<
+          ReturnType<ServiceClient['listChatbots']>
+        >,
+    });
     expect(answered).toEqual([{ name: 'Helper', value: 'a'.repeat(32) }]);
   });
 });

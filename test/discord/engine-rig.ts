@@ -51,6 +51,8 @@ export async function startEngineRig(
     shards?: DiscordShards;
     /** Told of REST calls and feedback votes (metrics). */
     observer?: BridgeObserver;
+    /** Fake time once connected (helpers.ts startRig): `rig.settle` moves it on. */
+    fakeTime?: boolean;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -95,13 +97,16 @@ export async function startEngineRig(
     messageContent: options.messageContent,
     ...(options.shards ? { shards: options.shards } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.fakeTime ? { fakeTime: true } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
-  const chatbot = await client.createChatbot({
-    name: 'Helper',
-    show_citations: true,
-    rate_limit: options.rateLimit ?? [100, 1],
-  });
+  const chatbot = await rig.settle(
+    client.createChatbot({
+      name: 'Helper',
+      show_citations: true,
+      rate_limit: options.rateLimit ?? [100, 1],
+    }),
+  );
   await state.bindings.set(`discord:${rig.fake.guildId}`, chatbot.uuid);
   await state.bindings.set(`discord:@dm`, chatbot.uuid);
   return {

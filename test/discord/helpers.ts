@@ -17,8 +17,16 @@ import type { ServiceClient } from '../../src/service/api.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { openState, type State } from '../../src/state/index.js';
 import type { RateBudget } from '../../src/state/types.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { user } from './fake/payloads.js';
+
+/**
+ * Virtual time per step of fake time: Discord's paces and retry_after are whole seconds, and a
+ * loopback round trip lands within a step, so a quarter second keeps every wait in order at a
+ * few real milliseconds each (a step only ever makes I/O look slower, never a wait shorter).
+ */
+const FAKE_STEP_MS = 250;
 
 export const alice = user('100000000000000001', 'alice');
 export const otherBot = user('100000000000000009', 'otherbot', true);
@@ -82,6 +90,13 @@ export interface Rig {
   fake: FakeDiscord;
   state: State;
   adapter: DiscordAdapter;
+  /** Fake time (`fakeTime: true`), faked once the adapter is connected; restored by close(). */
+  time?: FakeTime;
+  /**
+   * Awaits `promise`; on fake time, moving time on until it settles, so the adapter's pacing
+   * (edit intervals, 429 retry_after, retries of the store) costs no wall-clock time.
+   */
+  settle<T>(promise: Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -106,6 +121,12 @@ export async function startRig(
     defaultChatbot?: string;
     /** Waits between tries of taking a message in while the store is down. */
     takeRetryMs?: readonly number[];
+    /**
+     * Runs on fake time (test/fake-time.ts) from the moment the adapter is connected, as
+     * discord.js's throttler tests do: `rig.settle` moves it on. The connection itself runs on
+     * the real clock (discord.js's gateway handshake has timeouts of its own).
+     */
+    fakeTime?: boolean;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -127,7 +148,10 @@ export async function startRig(
       logger:
         options.logger ??
         (process.env.DEBUG_DISCORD ? createLogger({ level: 'debug' }) : silentLogger),
-      minUpdateMs: options.minUpdateMs ?? 50,
+      // On fake time, Discord's own pace (the adapter's default); on the real clock, a short one.
+      minUpdateMs: options.minUpdateMs ?? (options.fakeTime ? undefined : 50),
+      // The adapter's clock: Date.now, faked along with the timers on fake time.
+      now: () => Date.now(),
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.observer ? { observer: options.observer } : {}),
       ...(options.defaultChatbot ? { defaultChatbot: options.defaultChatbot } : {}),
@@ -135,12 +159,20 @@ export async function startRig(
     },
   );
   await adapter.start();
+  const time = options.fakeTime ? useFakeTime(FAKE_STEP_MS) : undefined;
   return {
     fake,
     state,
     adapter,
+    ...(time ? { time } : {}),
+    settle: (promise) => (time ? time.settle(promise) : promise),
     async close() {
-      await adapter.stop();
+      // Answers still pacing finish on fake time; then the real clock is back for the rest.
+      try {
+        await (time ? time.settle(adapter.stop()) : adapter.stop());
+      } finally {
+        time?.restore();
+      }
       await fake.close();
       await state.close();
     },

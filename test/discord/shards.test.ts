@@ -4,8 +4,8 @@
 // continued by another (all state in the shared store).
 import { Events, type Interaction } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { discordConfigFromEnv } from '../../adapters/discord/config.js';
-import { discordShardsFromEnv } from '../../adapters/discord/shards.js';
+import { discordConfig } from '../../adapters/discord/config.js';
+import { readSettings } from '../../src/settings/index.js';
 import type { FakeDiscord } from './fake/discord.js';
 import { clickButton, type InteractionRecord } from './fake/interactions.js';
 import { user, type FakeMessage } from './fake/payloads.js';
@@ -37,7 +37,7 @@ async function askForVotes(f: FakeDiscord, channelId: string) {
 
 describe('DISCORD_SHARDS and DISCORD_SHARD_COUNT', () => {
   const env = (vars: Record<string, string>) =>
-    discordConfigFromEnv({ DISCORD_TOKEN: 'token', ...vars })?.shards;
+    discordConfig(readSettings('discord', { DISCORD_TOKEN: 'token', ...vars }))?.shards;
 
   it('reads ids, ranges, a count alone and auto', () => {
     expect(env({})).toBeUndefined();
@@ -65,12 +65,13 @@ describe('DISCORD_SHARDS and DISCORD_SHARD_COUNT', () => {
       ['-1', '2', /^DISCORD_SHARDS: "-1" is not a shard id/],
       [' , ', '2', /^DISCORD_SHARDS: names no shard/],
       ['0', undefined, /^DISCORD_SHARD_COUNT: is required when DISCORD_SHARDS lists shard ids/],
-      ['0', '0', /^DISCORD_SHARD_COUNT: must be a whole number from 1 to 100000/],
-      [undefined, '1.5', /^DISCORD_SHARD_COUNT: must be a whole number/],
+      ['0', '0', /^ {2}- DISCORD_SHARD_COUNT must be a whole number from 1 to 100000 \(the bot's/m],
+      [undefined, '1.5', /^ {2}- DISCORD_SHARD_COUNT must be a whole number/m],
       ['auto', '2', /^DISCORD_SHARD_COUNT: must not be set with DISCORD_SHARDS=auto/],
     ];
     for (const [shards, count, error] of cases) {
-      expect(() => discordShardsFromEnv(shards, count), `${shards} of ${count}`).toThrow(error);
+      const vars = { DISCORD_SHARDS: shards, DISCORD_SHARD_COUNT: count };
+      expect(() => env(vars as Record<string, string>), `${shards} of ${count}`).toThrow(error);
     }
   });
 });

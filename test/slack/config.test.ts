@@ -1,10 +1,17 @@
 // SLACK_* variables: absent, complete (either mode), or half-set with an error naming what is missing.
+// Each value's own rule is the settings table's (a ConfigError listing "NAME rule"); how they go
+// together is the adapter's (a SlackConfigError "NAME: rule").
 import { describe, expect, it } from 'vitest';
-import { slackConfigFromEnv } from '../../adapters/slack/index.js';
+import { slackConfig } from '../../adapters/slack/index.js';
+import { readSettings } from '../../src/settings/index.js';
 import { escapeMrkdwn, slackToPlainText } from '../../adapters/slack/format.js';
 import { isSlackFileUrl } from '../../adapters/slack/download.js';
 
-describe('slackConfigFromEnv', () => {
+/** As `chatbridge start` does: the table parses, the adapter's config puts it together. */
+const slackConfigFromEnv = (env: Record<string, string | undefined>) =>
+  slackConfig(readSettings('slack', env));
+
+describe('slackConfig from the settings table', () => {
   it('is undefined without Slack variables', () => {
     expect(slackConfigFromEnv({ PORT: '8080' })).toBeUndefined();
   });
@@ -46,24 +53,26 @@ describe('slackConfigFromEnv', () => {
     );
     expect(() =>
       slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxp-1', SLACK_SIGNING_SECRET: 's' }),
-    ).toThrow(/^SLACK_BOT_TOKEN: must be a bot token/);
+    ).toThrow(/^ {2}- SLACK_BOT_TOKEN must be a bot token starting with xoxb-$/m);
     expect(() => slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'x' })).toThrow(
-      /^SLACK_APP_TOKEN/,
+      /^ {2}- SLACK_APP_TOKEN must be an app-level token starting with xapp-$/m,
     );
     expect(() =>
       slackConfigFromEnv({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'abc' }),
-    ).toThrow(/^PORT/);
+    ).toThrow(/^ {2}- PORT must be a whole number from 0 to 65535$/m);
     expect(() =>
       slackConfigFromEnv({
         SLACK_BOT_TOKEN: 'xoxb-1',
         SLACK_SIGNING_SECRET: 's',
         SLACK_API_URL: 'nope',
       }),
-    ).toThrow(/^SLACK_API_URL/);
+    ).toThrow(
+      /^ {2}- SLACK_API_URL must be an http\(s\) address, like https:\/\/slack.com\/api\/$/m,
+    );
   });
 });
 
-describe('slackConfigFromEnv with OAuth installs', () => {
+describe('slackConfig with OAuth installs', () => {
   const KEY_HEX = 'ab'.repeat(32);
   const trio = { SLACK_CLIENT_ID: '1.2', SLACK_CLIENT_SECRET: 'cs', SLACK_STATE_SECRET: 'ss' };
   const full = { ...trio, SLACK_SIGNING_SECRET: 's', CHATBRIDGE_SECRET_KEY: KEY_HEX };
