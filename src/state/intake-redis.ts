@@ -33,6 +33,16 @@ redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', ARGV[3], 'JUSTID')
 return 1
 `;
 
+// KEYS: stream. ARGV: group, consumer, id, lease (ms). Lets the entry go if it is still ours:
+// its idle time set to the lease, the next XAUTOCLAIM of any replica takes it (JUSTID: the
+// delivery count is left as it is).
+const RELEASE = `
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], '1')
+if #pending == 0 or pending[1][2] ~= ARGV[2] then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', ARGV[3], 'IDLE', ARGV[4], 'JUSTID')
+return 1
+`;
+
 // KEYS: stream, notes hash, entry key. ARGV: group, id, key TTL (ms).
 const FINISH = `
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
@@ -125,6 +135,38 @@ class RedisIntakeQueue implements IntakeQueue {
     this.renewer.forget(this, id);
   }
 
+  async release(id: string): Promise<void> {
+    this.mine.delete(id);
+    this.renewer.forget(this, id);
+    await this.redis.eval(RELEASE, {
+      keys: [this.keys.stream],
+      arguments: [GROUP, this.consumer, id, String(this.options.leaseMs)],
+    });
+  }
+
+  /**
+   * Another replica is alive: a consumer of this queue's group, other than this one, that
+   * looked for entries to take over within the last lease (every replica sweeps, half a lease
+   * apart; XAUTOCLAIM resets its consumer's idle time).
+   */
+  async canHandOff(): Promise<boolean> {
+    let consumers: unknown[];
+    try {
+      consumers = (await this.redis.sendCommand([
+        'XINFO',
+        'CONSUMERS',
+        this.keys.stream,
+        GROUP,
+      ])) as unknown[];
+    } catch {
+      return false;
+    }
+    return consumers.some((entry) => {
+      const fields = fieldsOf(entry);
+      return fields.name !== this.consumer && Number(fields.idle) < this.options.leaseMs;
+    });
+  }
+
   private async keyOf(id: string): Promise<string | undefined> {
     const entry = await this.redis.xRange(this.keys.stream, id, id);
     return entry[0]?.message.key;
@@ -182,6 +224,14 @@ class RedisIntakeQueue implements IntakeQueue {
       return Number(renewed) === 1;
     });
   }
+}
+
+/** One XINFO reply entry (a flat [field, value, …] list, or a map on RESP3). */
+function fieldsOf(entry: unknown): Record<string, unknown> {
+  if (!Array.isArray(entry)) return (entry ?? {}) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < entry.length; i += 2) fields[String(entry[i])] = entry[i + 1];
+  return fields;
 }
 
 function toEntry([id, flat]: [string, string[]]): StreamEntry {
