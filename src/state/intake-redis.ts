@@ -43,6 +43,27 @@ redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', ARGV[3], 'IDLE', ARGV[4], '
 return 1
 `;
 
+// KEYS: live set. ARGV: consumer, lease (ms). Notes that this replica is sweeping now (Redis's
+// clock), and forgets replicas silent for ten leases.
+const SWEEPING = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 10 * tonumber(ARGV[2]))
+return 1
+`;
+
+// KEYS: live set. ARGV: consumer, lease (ms). 1 when another replica swept within the lease.
+const LIVE_OTHERS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[2]), '+inf')
+for _, name in ipairs(live) do
+  if name ~= ARGV[1] then return 1 end
+end
+return 0
+`;
+
 // KEYS: stream, notes hash, entry key. ARGV: group, id, key TTL (ms).
 const FINISH = `
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
@@ -90,6 +111,8 @@ interface StreamEntry {
 class RedisIntakeQueue implements IntakeQueue {
   private readonly mine = new Set<string>();
   private readonly notes: string;
+  /** Replicas sweeping this queue, by the time they last did (a sorted set). */
+  private readonly alive: string;
 
   constructor(
     private readonly redis: RedisClient,
@@ -99,6 +122,7 @@ class RedisIntakeQueue implements IntakeQueue {
     private readonly renewer: LeaseRenewer,
   ) {
     this.notes = `${keys.stream}:notes`;
+    this.alive = `${keys.stream}:alive`;
   }
 
   get held(): number {
@@ -145,26 +169,16 @@ class RedisIntakeQueue implements IntakeQueue {
   }
 
   /**
-   * Another replica is alive: a consumer of this queue's group, other than this one, that
-   * looked for entries to take over within the last lease (every replica sweeps, half a lease
-   * apart; XAUTOCLAIM resets its consumer's idle time).
+   * Another replica is alive: one that looked for entries to take over within the last lease
+   * (every replica does, half a lease apart, and notes the time in a sorted set on Redis's
+   * clock; XINFO's consumer idle times do not show a replica that never claimed anything).
    */
   async canHandOff(): Promise<boolean> {
-    let consumers: unknown[];
-    try {
-      consumers = (await this.redis.sendCommand([
-        'XINFO',
-        'CONSUMERS',
-        this.keys.stream,
-        GROUP,
-      ])) as unknown[];
-    } catch {
-      return false;
-    }
-    return consumers.some((entry) => {
-      const fields = fieldsOf(entry);
-      return fields.name !== this.consumer && Number(fields.idle) < this.options.leaseMs;
+    const live = await this.redis.eval(LIVE_OTHERS, {
+      keys: [this.alive],
+      arguments: [this.consumer, String(this.options.leaseMs)],
     });
+    return Number(live) === 1;
   }
 
   private async keyOf(id: string): Promise<string | undefined> {
@@ -174,6 +188,10 @@ class RedisIntakeQueue implements IntakeQueue {
 
   async claimExpired(max: number): Promise<KeptEvent[]> {
     const { stream } = this.keys;
+    await this.redis.eval(SWEEPING, {
+      keys: [this.alive],
+      arguments: [this.consumer, String(this.options.leaseMs)],
+    });
     let claimed: StreamEntry[];
     try {
       const reply = (await this.redis.sendCommand([
@@ -224,14 +242,6 @@ class RedisIntakeQueue implements IntakeQueue {
       return Number(renewed) === 1;
     });
   }
-}
-
-/** One XINFO reply entry (a flat [field, value, …] list, or a map on RESP3). */
-function fieldsOf(entry: unknown): Record<string, unknown> {
-  if (!Array.isArray(entry)) return (entry ?? {}) as Record<string, unknown>;
-  const fields: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < entry.length; i += 2) fields[String(entry[i])] = entry[i + 1];
-  return fields;
 }
 
 function toEntry([id, flat]: [string, string[]]): StreamEntry {
