@@ -420,11 +420,11 @@ export class FakeDiscord extends EventEmitter {
     this.route('GET', '/guilds/:gid', (_r, [gid]) => {
       if (!this.guildIds.includes(gid!))
         return { status: 404, body: { message: 'Unknown Guild', code: 10004 } };
-      const { channels: _channels, threads: _threads, ...guild } = guildPayload(
-        gid!,
-        this.bot,
-        [],
-      ) as Record<string, unknown>;
+      const {
+        channels: _channels,
+        threads: _threads,
+        ...guild
+      } = guildPayload(gid!, this.bot, []) as Record<string, unknown>;
       return { status: 200, body: guild };
     });
     this.route('POST', '/channels/:cid/typing', (r) => {
