@@ -198,14 +198,19 @@ class MessageRouter {
   /** A kept message whose holder died: read again through REST and answered here. */
   async resume(kept: KeptDiscordEvent, work: KeptWork): Promise<void> {
     const botId = this.deps.botId();
-    const message = botId
-      ? await fetchKeptMessage(this.client, kept.message).catch((error: unknown) => {
-          this.deps.logger.warn({ err: error, message: kept.message.id }, 'discord: not found');
-          return undefined;
-        })
-      : undefined;
-    if (!message || !botId) {
-      // Gone (deleted, the bot removed) or not connected: nothing to answer it in.
+    let message: Message | undefined;
+    try {
+      if (botId === undefined) throw new Error('not connected');
+      message = await fetchKeptMessage(this.client, kept.message);
+    } catch (error) {
+      // Discord or this connection is down now: let it go for a later sweep (anyone's); after
+      // a few takeovers the intake gives it up.
+      this.deps.logger.warn({ err: error, message: kept.message.id }, 'discord: takeover later');
+      await work.job.handOff?.();
+      return;
+    }
+    if (!message) {
+      // Gone (deleted, the channel or server no longer the bot's): nothing to answer it in.
       await work.finish();
       return;
     }
