@@ -93,9 +93,6 @@ class LocalIntakeQueue implements IntakeQueue {
         `INSERT INTO chatbridge_intake (queue, key, payload, owner, lease_until) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (queue, key) DO NOTHING`,
       ),
-      release: db.prepare<[number, number, string]>(
-        'UPDATE chatbridge_intake SET lease_until = ? WHERE id = ? AND owner = ? AND done_until IS NULL',
-      ),
       renew: db.prepare<[number, number, string]>(
         'UPDATE chatbridge_intake SET lease_until = ? WHERE id = ? AND owner = ? AND done_until IS NULL',
       ),
@@ -157,7 +154,8 @@ class LocalIntakeQueue implements IntakeQueue {
   async release(id: string): Promise<void> {
     this.mine.delete(id);
     this.renewer.forget(this, id);
-    this.statements.release.run(this.options.now(), Number(id), this.owner);
+    // A lease that ends now: the next claimExpired() takes it.
+    this.statements.renew.run(this.options.now(), Number(id), this.owner);
   }
 
   /** SQLite is one process's store: only its next start takes over, and only from a file. */
