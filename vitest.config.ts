@@ -16,6 +16,7 @@ const system = [
   // A real Redis server.
   'test/bridge/replicas-redis.test.ts',
   'test/slack/replicas-intake.test.ts',
+  'test/discord/replicas-intake.test.ts',
   'test/state/redis.test.ts',
   'test/state/redis-intake.test.ts',
   'test/state/rate-budget.test.ts',

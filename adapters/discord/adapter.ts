@@ -11,6 +11,7 @@ import {
   type RateLimitData,
 } from 'discord.js';
 import type { Logger } from 'pino';
+import { Intake } from '../../src/bridge/intake.js';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { ChatAdapter, Conversation } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
@@ -19,7 +20,8 @@ import { createDiscordClient, DISALLOWED_INTENTS_CLOSE } from './client.js';
 import type { DiscordAdapterConfig } from './config.js';
 import { DisallowedIntentsError, loginUntilReady } from './connect.js';
 import { createInteractionHandler } from './interactions.js';
-import { createMessageHandler } from './messages.js';
+import { createMessageHandler, DEDUP_TTL_MS, type MessageHandler } from './messages.js';
+import type { KeptDiscordEvent } from './takeover.js';
 import { ChannelPace } from './pace.js';
 import { heldShards } from './shard-status.js';
 
@@ -74,7 +76,9 @@ class DiscordSurface implements DiscordAdapter {
   private readonly retired: Client[] = [];
   private started = false;
   private stopping = false;
-  private readonly onMessage: (message: Message) => Promise<void>;
+  private readonly messages: MessageHandler;
+  /** Messages to answer, kept until their answer is final (taken over if this process dies). */
+  private readonly intake: Intake<KeptDiscordEvent>;
   private readonly onInteraction: (interaction: Interaction) => Promise<void>;
 
   constructor(
@@ -85,13 +89,21 @@ class DiscordSurface implements DiscordAdapter {
     this.pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
     this.withContent = config.messageContent !== 'off';
     this.client = createDiscordClient(config, this.clientOptions(this.withContent));
-    this.onMessage = createMessageHandler({
+    this.intake = new Intake<KeptDiscordEvent>({
+      platform: 'discord',
+      state: deps.state,
+      log: logger,
+      dedupTtlMs: DEDUP_TTL_MS,
+    });
+    this.messages = createMessageHandler({
       conversation: deps.conversation,
       state: deps.state,
       pace: this.pace,
       logger,
       botId: () => this.client.user?.id,
+      client: () => this.client,
       receivesContent: () => this.withContent,
+      intake: this.intake,
       ...(deps.takeRetryMs ? { takeRetryMs: deps.takeRetryMs } : {}),
     });
     this.onInteraction = createInteractionHandler({
@@ -133,7 +145,7 @@ class DiscordSurface implements DiscordAdapter {
     // While stopping, new messages are left alone: a replica still running answers them (each
     // replica's gateway sees every message; the dedup claim decides who answers).
     client.on(Events.MessageCreate, (message: Message) => {
-      if (!this.stopping) this.track('message', () => this.onMessage(message));
+      if (!this.stopping) this.track('message', () => this.messages.onMessage(message));
     });
     client.on(Events.ThreadCreate, (thread: AnyThreadChannel, newlyCreated: boolean) => {
       // A new forum post: its starter message may arrive before or after this; dedup answers once.
@@ -143,7 +155,7 @@ class DiscordSurface implements DiscordAdapter {
       if (this.stopping) return;
       this.track('forum post', async () => {
         const starter = await thread.fetchStarterMessage().catch(() => null);
-        if (starter) await this.onMessage(starter);
+        if (starter) await this.messages.onMessage(starter);
       });
     });
     client.on(Events.InteractionCreate, (interaction: Interaction) =>
@@ -214,6 +226,13 @@ class DiscordSurface implements DiscordAdapter {
       );
     }
     this.started = true;
+    // Messages a dead process (another shard's, a replica) kept and never answered: here,
+    // after their lease; REST reaches every server whichever shard saw the message.
+    this.intake.start((kept, work) => {
+      const resumed = this.messages.resume(kept, work);
+      this.track('takeover', () => resumed);
+      return resumed;
+    });
   }
 
   notReady(): string | undefined {
@@ -232,6 +251,8 @@ class DiscordSurface implements DiscordAdapter {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // What this process still holds when it exits is taken over by another (or its next start).
+    this.intake.stop();
     // Let answers in progress reach their final state before the connection goes.
     const drained = Promise.allSettled([...this.inFlight]);
     let timer: NodeJS.Timeout | undefined;

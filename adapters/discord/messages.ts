@@ -9,6 +9,7 @@ import {
   ChannelType,
   ThreadAutoArchiveDuration,
   type AnyThreadChannel,
+  type Client,
   type Message,
 } from 'discord.js';
 import type { Logger } from 'pino';
@@ -18,7 +19,12 @@ import {
   type IncomingMessage,
   type ThreadRef,
 } from '../../src/bridge/types.js';
-import { NOT_TAKEN_TEXT, withRetries } from '../../src/bridge/intake.js';
+import {
+  NOT_TAKEN_TEXT,
+  withRetries,
+  type Intake,
+  type KeptWork,
+} from '../../src/bridge/intake.js';
 import type { StateStore } from '../../src/state/types.js';
 import { NO_MENTIONS, NO_MENTIONS_REPLY } from './client.js';
 import type { ChannelPace } from './pace.js';
@@ -27,6 +33,12 @@ import { DM_WORKSPACE, PLATFORM, planReply, replyLinkKey, type Plan } from './pl
 import { createDiscordReplyTarget, type ReplyChannel } from './reply.js';
 import { authorName, readableContent, threadNameFrom } from './text.js';
 import { earlierReader } from './thread-history.js';
+import {
+  closeInterruptedMessages,
+  fetchKeptMessage,
+  threadOn,
+  type KeptDiscordEvent,
+} from './takeover.js';
 
 export { PLATFORM, DM_WORKSPACE, replyLinkKey } from './plan.js';
 /** Long enough to cover a gateway reconnect and its replayed events. */
@@ -44,6 +56,10 @@ export interface MessageHandlerDeps {
   receivesContent?(): boolean;
   /** Waits between tries of taking a message in while the store is down (TAKE_RETRY_MS). */
   takeRetryMs?: readonly number[];
+  /** The connected discord.js client (replaced when it reconnects without an intent). */
+  client(): Client;
+  /** Where each message to answer is kept until its answer is final. */
+  intake: Intake<KeptDiscordEvent>;
 }
 
 /** Where the answer goes: the conversation, the channel, and the message it replies to. */
@@ -53,9 +69,19 @@ interface Place {
   replyTo: Message | undefined;
 }
 
-export function createMessageHandler(deps: MessageHandlerDeps) {
+export interface MessageHandler {
+  /** A message from the gateway. */
+  onMessage(message: Message): Promise<void>;
+  /** A kept message whose holder died (or handed it over): answered here. */
+  resume(kept: KeptDiscordEvent, work: KeptWork): Promise<void>;
+}
+
+export function createMessageHandler(deps: MessageHandlerDeps): MessageHandler {
   const router = new MessageRouter(deps);
-  return (message: Message): Promise<void> => router.onMessage(message);
+  return {
+    onMessage: (message) => router.onMessage(message),
+    resume: (kept, work) => router.resume(kept, work),
+  };
 }
 
 class MessageRouter {
@@ -147,7 +173,6 @@ class MessageRouter {
 
   /** Everything before the engine takes the message; returns the answer it started. */
   private async prepare(message: Message, botId: string, chained?: ThreadRef): Promise<Started> {
-    const { conversation, state } = this.deps;
     // The gateway never delivers a message again: a store that is down is waited for (in
     // memory, bounded), then the person is told their question was not taken.
     const where = await this.taken(message, botId, () =>
@@ -161,18 +186,71 @@ class MessageRouter {
       this.noteEmpty(message);
       return undefined;
     }
-    // One answer per message id, across replicas and gateway reconnects (replayed events).
+    // Kept until its answer is final, once per message id across replicas and gateway
+    // reconnects (replayed events): a process that dies answering leaves it to another.
     const key = `${PLATFORM}:message:${message.id}`;
-    if (!(await this.taken(message, botId, () => state.dedup.claim(key, DEDUP_TTL_MS)))) return;
+    const kept = keptEvent(message, question, where);
+    const work = await this.taken(message, botId, () => this.deps.intake.keep(key, kept));
+    if (!work) return undefined;
+    return this.answerKept(message, botId, where, question, work);
+  }
 
-    if (question === '') {
-      await message.reply({
-        content: 'Ask me something after the mention, and I will answer in a thread.',
-        allowedMentions: NO_MENTIONS_REPLY,
-      });
-      return undefined;
+  /** A kept message whose holder died: read again through REST and answered here. */
+  async resume(kept: KeptDiscordEvent, work: KeptWork): Promise<void> {
+    const botId = this.deps.botId();
+    let message: Message | undefined;
+    try {
+      if (botId === undefined) throw new Error('not connected');
+      message = await fetchKeptMessage(this.client, kept.message);
+    } catch (error) {
+      // Discord or this connection is down now: let it go for a later sweep (anyone's); after
+      // a few takeovers the intake gives it up.
+      this.deps.logger.warn({ err: error, message: kept.message.id }, 'discord: takeover later');
+      await work.job.handOff?.();
+      return;
     }
-    const place = await this.placeFor(where, message, question);
+    if (!message) {
+      // Gone (deleted, the channel or server no longer the bot's): nothing to answer it in.
+      await work.finish();
+      return;
+    }
+    const { plan } = kept;
+    const where: Plan =
+      plan.kind === 'in-place'
+        ? {
+            kind: 'in-place',
+            ref: plan.ref,
+            channel: message.channel as ReplyChannel,
+            ...(plan.channelName !== undefined ? { channelName: plan.channelName } : {}),
+            ...(plan.replyTo ? { replyTo: message } : {}),
+          }
+        : { ...plan };
+    const started = await this.answerKept(message, botId, where, kept.question, work, true);
+    await started?.answered;
+  }
+
+  /** Answers a kept message; the event is finished when its answer is final (or there is none). */
+  private async answerKept(
+    message: Message,
+    botId: string,
+    where: Plan,
+    question: string,
+    work: KeptWork,
+    resumed = false,
+  ): Promise<Started> {
+    let place: Place | undefined;
+    try {
+      if (question === '') {
+        await message.reply({
+          content: 'Ask me something after the mention, and I will answer in a thread.',
+          allowedMentions: NO_MENTIONS_REPLY,
+        });
+      } else {
+        place = await this.placeFor(where, message, question, resumed);
+      }
+    } finally {
+      if (!place) await work.finish();
+    }
     if (!place) return undefined;
     const incoming: IncomingMessage = {
       ...place.ref,
@@ -182,7 +260,15 @@ class MessageRouter {
       channelName: where.channelName,
       text: question,
     };
-    return { answered: conversation.handle(incoming, this.targetFor(place, message, botId)) };
+    const answered = this.deps.conversation
+      .handle(incoming, this.targetFor(place, message, botId), work.job)
+      .finally(() => work.finish());
+    return { answered };
+  }
+
+  /** The discord.js client of the messages (REST reaches every server, whichever shard). */
+  private get client() {
+    return this.deps.client();
   }
 
   /**
@@ -214,6 +300,7 @@ class MessageRouter {
     where: Plan,
     message: Message,
     question: string,
+    resumed = false,
   ): Promise<Place | undefined> {
     if (where.kind === 'in-place') {
       const { ref, channel, replyTo } = where;
@@ -230,7 +317,9 @@ class MessageRouter {
       }
       return { ref, channel, replyTo };
     }
-    const thread = await this.openThread(message, question);
+    // Taken over: the thread the dead process may have opened already is the place.
+    const thread =
+      (resumed ? await threadOn(message) : undefined) ?? (await this.openThread(message, question));
     const parentId = message.channelId;
     // Without a thread, the message itself is the root of this conversation.
     const ref = {
@@ -256,6 +345,21 @@ class MessageRouter {
     // What came before the question (a thread, a reply chain): read if the engine wants it.
     const earlier = earlierReader(message, botId, this.deps.receivesContent?.() ?? true);
     if (earlier) target.earlierMessages = earlier;
+    // A takeover ends what the dead process left open (wherever it had posted).
+    const { pace, logger } = this.deps;
+    target.closeInterrupted = (ids, notice) =>
+      closeInterruptedMessages({ client: message.client, pace, logger }, ids, notice);
     return target;
   }
+}
+
+/** What is kept of a message to answer: ids only, read again through REST by a takeover. */
+function keptEvent(message: Message, question: string, where: Plan): KeptDiscordEvent {
+  const ids = { id: message.id, channelId: message.channelId, guildId: message.guildId };
+  const channelName = where.channelName !== undefined ? { channelName: where.channelName } : {};
+  const plan: KeptDiscordEvent['plan'] =
+    where.kind === 'in-place'
+      ? { kind: 'in-place', ref: where.ref, replyTo: where.replyTo !== undefined, ...channelName }
+      : { kind: 'new-thread', guildId: where.guildId, ...channelName };
+  return { message: ids, question, plan };
 }

@@ -71,6 +71,11 @@ export function rateLimitDelay(error: unknown): number | undefined {
   return undefined;
 }
 
+/** A message this surface opened, as recorded with the kept event: `channel/message`. */
+export function openedId(message: Pick<Message, 'channelId' | 'id'>): string {
+  return `${message.channelId}/${message.id}`;
+}
+
 function visible(text: string): string {
   const first = hardSplit(safeAnswerText(text), DISCORD_MAX_CHARS)[0] ?? '';
   return first.trim() === '' ? EMPTY_PLACEHOLDER : first;
@@ -169,6 +174,8 @@ export function createDiscordReplyTarget(options: DiscordReplyOptions): ReplyTar
       }
       let shown = visible(text);
       return {
+        // Kept with the event: a process taking over finds the message wherever it was posted.
+        id: openedId(message),
         async update(next: string) {
           const content = visible(next);
           if (content === shown) return;

@@ -61,21 +61,30 @@ export async function answerMessage(
   renderer.start();
   const progress: Progress = { streamed: '', chatbotUuid: undefined };
   let final: FinalAnswer;
+  let handedOff = false;
   try {
     signal.throwIfAborted();
     final = await streamAnswer(deps, { m, target, signal, renderer, progress, job });
   } catch (error) {
     log.warn({ err: error, thread: threadKey(m) }, 'answer failed');
+    // Cut by shutdown: when another process will take the event over, it gives the answer.
+    handedOff = deps.shutdown.aborted && ((await job?.canHandOff?.()) ?? false);
     final = await failedAnswer(deps, {
       error,
       streamed: progress.streamed,
       chatbotUuid: progress.chatbotUuid,
       signal,
       shutdown: deps.shutdown,
+      handedOff,
     });
   }
   noticeOnly = final.text.trim() === '';
   await renderer.finish(final);
+  if (handedOff && job?.handOff) {
+    // Closed here already: the taker has nothing left open to close.
+    await job.record({ opened: [] });
+    await job.handOff();
+  }
   await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
   observer.answerFinished?.(m.platform, outcomeOf(final.notice), clock.now() - receivedAt);
 }

@@ -50,8 +50,9 @@ export interface ConversationDeps {
 /** The engine as `chatbridge start` drives it: the conversation, plus shutdown and gauges. */
 export interface ConversationEngine extends Conversation {
   /**
-   * Ends every answer still running now, and every later one at once, with a notice that the
-   * bridge is restarting (graceful shutdown after the drain time ran out).
+   * Ends every answer still running now, and every later one at once (graceful shutdown after
+   * the drain time ran out): with the interrupted notice where another process takes its kept
+   * event over (answer.ts), else with a notice that the bridge is restarting.
    */
   interrupt(): void;
   /** Messages waiting for their thread's earlier messages, and answers streaming now. */

@@ -16,6 +16,7 @@ import {
 } from './notices.js';
 import type { FinalAnswer } from './renderer.js';
 import { resolveSources } from './sources.js';
+import { INTERRUPTED_TEXT } from './takeover.js';
 import type { Notice } from './types.js';
 
 /** What an interrupted answer says: the user's message was not lost on purpose. */
@@ -23,6 +24,12 @@ export const RESTART_NOTICE: Notice = {
   kind: 'cut_off',
   text: 'The answer was cut off because the bridge is restarting. Please ask again in a moment.',
 };
+
+/**
+ * What a cut answer says when another process takes its event over (graceful shutdown with a
+ * live replica, or a store the next start reads): the complete answer follows from there.
+ */
+export const HANDED_OFF_NOTICE: Notice = { kind: 'cut_off', text: INTERRUPTED_TEXT };
 
 export interface FinalAnswerDeps {
   client: Pick<ServiceClient, 'listMessages'>;
@@ -87,12 +94,14 @@ export interface FailedAnswer {
   signal: AbortSignal;
   /** Aborted when the bridge is shutting down (the notice then says it restarts). */
   shutdown: AbortSignal;
+  /** Shutting down, and another process takes the event over: its answer follows. */
+  handedOff?: boolean;
 }
 
 /** The partial text that was shown, and the notice the failure calls for. */
 export async function failedAnswer(
   deps: Pick<FinalAnswerDeps, 'chatbots'>,
-  { error, streamed, chatbotUuid, signal, shutdown }: FailedAnswer,
+  { error, streamed, chatbotUuid, signal, shutdown, handedOff }: FailedAnswer,
 ): Promise<FinalAnswer> {
   const partial =
     isServiceError(error) && (error.partialText ?? '').length > streamed.length
@@ -105,7 +114,9 @@ export async function failedAnswer(
     rateLimitText = chatbot?.meta.rate_limit_message?.trim() || undefined;
   }
   const notice = shutdown.aborted
-    ? RESTART_NOTICE
+    ? handedOff
+      ? HANDED_OFF_NOTICE
+      : RESTART_NOTICE
     : signal.aborted
       ? { kind: 'cut_off' as const, text: 'The answer was cut off before it was complete.' }
       : noticeFor(error, stage, rateLimitText ?? DEFAULT_RATE_LIMIT_TEXT);

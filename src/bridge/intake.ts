@@ -173,12 +173,30 @@ export class Intake<P> {
         );
         return writes;
       },
+      canHandOff: () =>
+        queue.canHandOff().catch((error: unknown) => {
+          log.warn({ err: error, key: kept.key }, 'intake: could not tell who takes over');
+          return false;
+        }),
+      handOff: async () => {
+        handedOff = true;
+        await writes;
+        // Not released (the store refused): the lease still runs out, a takeover only later.
+        await queue.release(kept.id).catch((error: unknown) => {
+          log.warn({ err: error, key: kept.key }, 'intake: releasing an event failed');
+        });
+        log.info({ key: kept.key }, 'intake: event left for another process to answer');
+      },
     };
     let finished: Promise<void> | undefined;
+    let handedOff = false;
     return {
       job,
       deliveries: kept.deliveries,
-      finish: () => (finished ??= writes.then(() => this.finishKept(queue, kept))),
+      finish: () =>
+        (finished ??= handedOff
+          ? Promise.resolve()
+          : writes.then(() => this.finishKept(queue, kept))),
     };
   }
 

@@ -161,6 +161,13 @@ export interface AnswerJob {
   readonly previous?: AnswerProgress;
   /** Records progress where any replica finds it; resolves once kept (failures logged). */
   record(progress: AnswerProgress): Promise<void>;
+  /**
+   * Graceful shutdown cut the answer: whether another process will take the event over (a
+   * live replica on Redis, this process's next start on SQLite). Absent: nobody can.
+   */
+  canHandOff?(): Promise<boolean>;
+  /** Leaves the event unfinished for that process, at once (its finish() then does nothing). */
+  handOff?(): Promise<void>;
 }
 
 export interface ReplyMessage {

@@ -59,6 +59,8 @@ export class LocalIntakeStore implements IntakeStore {
         this.owner,
         this.options,
         this.renewer,
+        // A file outlives the process: its next start takes over what was released.
+        !this.db.memory,
       );
       this.queues.set(name, queue);
     }
@@ -81,6 +83,7 @@ class LocalIntakeQueue implements IntakeQueue {
     private readonly owner: string,
     private readonly options: IntakeOptions,
     private readonly renewer: LeaseRenewer,
+    private readonly durable: boolean,
   ) {
     this.statements = {
       sweep: db.prepare<[string, number]>(
@@ -146,6 +149,18 @@ class LocalIntakeQueue implements IntakeQueue {
     this.statements.finish.run(this.options.now() + this.options.keyTtlMs, Number(id));
     this.mine.delete(id);
     this.renewer.forget(this, id);
+  }
+
+  async release(id: string): Promise<void> {
+    this.mine.delete(id);
+    this.renewer.forget(this, id);
+    // A lease that ends now: the next claimExpired() takes it.
+    this.statements.renew.run(this.options.now(), Number(id), this.owner);
+  }
+
+  /** SQLite is one process's store: only its next start takes over, and only from a file. */
+  async canHandOff(): Promise<boolean> {
+    return this.durable;
   }
 
   async claimExpired(max: number): Promise<KeptEvent[]> {

@@ -33,6 +33,37 @@ redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', ARGV[3], 'JUSTID')
 return 1
 `;
 
+// KEYS: stream. ARGV: group, consumer, id, lease (ms). Lets the entry go if it is still ours:
+// its idle time set to the lease, the next XAUTOCLAIM of any replica takes it (JUSTID: the
+// delivery count is left as it is).
+const RELEASE = `
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], '1')
+if #pending == 0 or pending[1][2] ~= ARGV[2] then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', ARGV[3], 'IDLE', ARGV[4], 'JUSTID')
+return 1
+`;
+
+// KEYS: live set. ARGV: consumer, lease (ms). Notes that this replica is sweeping now (Redis's
+// clock), and forgets replicas silent for ten leases.
+const SWEEPING = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 10 * tonumber(ARGV[2]))
+return 1
+`;
+
+// KEYS: live set. ARGV: consumer, lease (ms). 1 when another replica swept within the lease.
+const LIVE_OTHERS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[2]), '+inf')
+for _, name in ipairs(live) do
+  if name ~= ARGV[1] then return 1 end
+end
+return 0
+`;
+
 // KEYS: stream, notes hash, entry key. ARGV: group, id, key TTL (ms).
 const FINISH = `
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
@@ -80,6 +111,8 @@ interface StreamEntry {
 class RedisIntakeQueue implements IntakeQueue {
   private readonly mine = new Set<string>();
   private readonly notes: string;
+  /** Replicas sweeping this queue, by the time they last did (a sorted set). */
+  private readonly alive: string;
 
   constructor(
     private readonly redis: RedisClient,
@@ -89,6 +122,7 @@ class RedisIntakeQueue implements IntakeQueue {
     private readonly renewer: LeaseRenewer,
   ) {
     this.notes = `${keys.stream}:notes`;
+    this.alive = `${keys.stream}:alive`;
   }
 
   get held(): number {
@@ -125,6 +159,28 @@ class RedisIntakeQueue implements IntakeQueue {
     this.renewer.forget(this, id);
   }
 
+  async release(id: string): Promise<void> {
+    this.mine.delete(id);
+    this.renewer.forget(this, id);
+    await this.redis.eval(RELEASE, {
+      keys: [this.keys.stream],
+      arguments: [GROUP, this.consumer, id, String(this.options.leaseMs)],
+    });
+  }
+
+  /**
+   * Another replica is alive: one that looked for entries to take over within the last lease
+   * (every replica does, half a lease apart, and notes the time in a sorted set on Redis's
+   * clock; XINFO's consumer idle times do not show a replica that never claimed anything).
+   */
+  async canHandOff(): Promise<boolean> {
+    const live = await this.redis.eval(LIVE_OTHERS, {
+      keys: [this.alive],
+      arguments: [this.consumer, String(this.options.leaseMs)],
+    });
+    return Number(live) === 1;
+  }
+
   private async keyOf(id: string): Promise<string | undefined> {
     const entry = await this.redis.xRange(this.keys.stream, id, id);
     return entry[0]?.message.key;
@@ -132,6 +188,10 @@ class RedisIntakeQueue implements IntakeQueue {
 
   async claimExpired(max: number): Promise<KeptEvent[]> {
     const { stream } = this.keys;
+    await this.redis.eval(SWEEPING, {
+      keys: [this.alive],
+      arguments: [this.consumer, String(this.options.leaseMs)],
+    });
     let claimed: StreamEntry[];
     try {
       const reply = (await this.redis.sendCommand([

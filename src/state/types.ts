@@ -269,6 +269,17 @@ export interface IntakeQueue {
   finish(id: string): Promise<void>;
   /** Takes over up to `max` entries whose holder's lease ran out, oldest first. */
   claimExpired(max: number): Promise<KeptEvent[]>;
+  /**
+   * Graceful shutdown: lets the entry go unfinished, its lease run out now, so the next
+   * claimExpired() of another holder takes it over. Only while this process holds it.
+   */
+  release(id: string): Promise<void>;
+  /**
+   * Whether an entry released now will be taken over: another live holder on a shared store
+   * (Redis), or the next start of this process on a file that outlives it (SQLite); never on
+   * memory.
+   */
+  canHandOff(): Promise<boolean>;
   /** Entries this process holds now. */
   readonly held: number;
 }

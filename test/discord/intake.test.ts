@@ -12,22 +12,19 @@ afterEach(async () => {
   rig = undefined;
 });
 
-/** The state store, whose dedup claims fail while `failures` lasts (-1: for good). */
+/** The state store, whose intake keeps fail while `failures` lasts (-1: for good). */
 async function flakyState(control: { failures: number }): Promise<State> {
   const inner = await openState('memory://');
-  const dedup = {
-    claim(key: string, ttlMs: number) {
-      if (control.failures !== 0) {
-        control.failures -= 1;
-        return Promise.reject(new Error('The client is offline'));
-      }
-      return inner.dedup.claim(key, ttlMs);
-    },
+  const queue = inner.intake!.queue('discord');
+  const keep = queue.keep.bind(queue);
+  queue.keep = (key, payload) => {
+    if (control.failures !== 0) {
+      control.failures -= 1;
+      return Promise.reject(new Error('The client is offline'));
+    }
+    return keep(key, payload);
   };
-  return new Proxy(inner, {
-    get: (target, property) =>
-      property === 'dedup' ? dedup : (Reflect.get(target, property, target) as unknown),
-  });
+  return inner;
 }
 
 describe('discord: a question while the store is down', () => {

@@ -87,8 +87,8 @@ describe('discord routing: follow-ups, forums, DMs, bots', () => {
     expect(incoming).toMatchObject({ channel: fake.forum.id, thread: post.id, messageId: post.id });
     expect(fake.botMessages(post.id)).toHaveLength(1);
     // The starter message came both from THREAD_CREATE (fetched) and MESSAGE_CREATE: one answer.
-    const claims = await state.dedup.claim(`discord:message:${post.id}`, 1000);
-    expect(claims).toBe(false);
+    const again = await state.intake!.queue('discord').keep(`discord:message:${post.id}`, '{}');
+    expect(again).toBeUndefined();
     expect(conversation.handled).toHaveLength(1);
   });
 
@@ -197,12 +197,13 @@ describe('discord routing: one answer per message id', () => {
     // 2. A restarted process (or a second replica) on the same store gets the event again.
     await adapter.stop();
     const claims: boolean[] = [];
-    const claim = state.dedup.claim.bind(state.dedup);
+    const queue = state.intake!.queue('discord');
+    const keep = queue.keep.bind(queue);
     const claimed = new Promise<void>((resolve) => {
-      state.dedup.claim = async (key, ttl) => {
-        const first = await claim(key, ttl);
+      queue.keep = async (key, payload) => {
+        const first = await keep(key, payload);
         if (key.endsWith(asked.id)) {
-          claims.push(first);
+          claims.push(first !== undefined);
           resolve();
         }
         return first;

@@ -98,4 +98,25 @@ describe.runIf(hasRedisServer)('intake on Redis', () => {
     await expect(lostQueue.keep('k', 'p')).rejects.toThrow();
     expect(await queue.keep('k-ok', 'p')).toBeDefined();
   });
+
+  it('hands a released entry to a live replica at once, and only to one that sweeps', async () => {
+    // A lease far longer than the test: the takeover below is the release's, not the lease's.
+    const [a, b] = await replicas(60_000);
+    const [queueA, queueB] = [a.intake!.queue('discord'), b.intake!.queue('discord')];
+    const kept = await queueA.keep('k1', 'p1');
+    // B has not looked for work yet: nobody live to hand off to.
+    expect(await queueA.canHandOff()).toBe(false);
+    expect(await queueB.claimExpired(10)).toEqual([]);
+    expect(await queueA.canHandOff()).toBe(true);
+    // B sees no other replica sweeping (A has not yet).
+    expect(await queueB.canHandOff()).toBe(false);
+    await queueA.release(kept!.id);
+    expect(queueA.held).toBe(0);
+    const taken = await queueB.claimExpired(10);
+    expect(taken).toMatchObject([{ id: kept!.id, key: 'k1', deliveries: 2 }]);
+    // A late release by the old holder leaves B's entry alone.
+    await queueA.release(kept!.id);
+    expect(await queueA.claimExpired(10)).toEqual([]);
+    await queueB.finish(kept!.id);
+  });
 });

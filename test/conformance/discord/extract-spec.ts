@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const OPERATIONS: Record<string, string[]> = {
+  '/channels/{channel_id}': ['get'],
   '/channels/{channel_id}/messages': ['get', 'post'],
   '/channels/{channel_id}/messages/{message_id}': ['get', 'patch', 'delete'],
   '/channels/{channel_id}/messages/{message_id}/threads': ['post'],
@@ -16,6 +17,7 @@ export const OPERATIONS: Record<string, string[]> = {
   '/applications/{application_id}/commands': ['put', 'get'],
   '/applications/{application_id}/guilds/{guild_id}/commands': ['put', 'get'],
   '/users/@me/channels': ['post'],
+  '/guilds/{guild_id}': ['get'],
   '/users/@me': ['get'],
   '/applications/@me': ['get'],
   '/gateway/bot': ['get'],

@@ -411,6 +411,22 @@ export class FakeDiscord extends EventEmitter {
       status: 200,
       body: { id: this.applicationId, name: 'chatbridge', flags: 0, bot: this.bot },
     }));
+    // A process that does not hold a server's shard reads it and its channels here (takeover).
+    this.route('GET', '/channels/:cid', (_r, [cid]) => {
+      const channel = this.channels.get(cid!);
+      if (!channel) return { status: 404, body: { message: 'Unknown Channel', code: 10003 } };
+      return { status: 200, body: channelPayload(channel) };
+    });
+    this.route('GET', '/guilds/:gid', (_r, [gid]) => {
+      if (!this.guildIds.includes(gid!))
+        return { status: 404, body: { message: 'Unknown Guild', code: 10004 } };
+      const {
+        channels: _channels,
+        threads: _threads,
+        ...guild
+      } = guildPayload(gid!, this.bot, []) as Record<string, unknown>;
+      return { status: 200, body: guild };
+    });
     this.route('POST', '/channels/:cid/typing', (r) => {
       this.emit('typing', r.channelId);
       return { status: 204 };
