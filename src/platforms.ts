@@ -1,17 +1,11 @@
 // Which chat platforms `chatbridge start` runs: each one whose tokens are in the environment
 // (Slack: SLACK_BOT_TOKEN and friends, or the OAuth trio SLACK_CLIENT_ID/SECRET/STATE_SECRET for
 // many workspaces; Discord: DISCORD_TOKEN), several at once.
-import {
-  createSlackAdapter,
-  slackConfig,
-  type SlackAdapterConfig,
-} from '../adapters/slack/index.js';
-import {
-  createDiscordAdapter,
-  discordConfig,
-  warnUnsharedShards,
-  type DiscordAdapterConfig,
-} from '../adapters/discord/index.js';
+// A platform's SDK (Bolt, discord.js: most of a start's module loading) is imported only when
+// the platform is configured; its settings are checked without it.
+import { slackConfig, type SlackAdapterConfig } from '../adapters/slack/config.js';
+import { discordConfig, type DiscordAdapterConfig } from '../adapters/discord/config.js';
+import { warnUnsharedShards } from '../adapters/discord/shards.js';
 import type { CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
@@ -46,26 +40,29 @@ interface Platform<Config> {
    * parsed; undefined when the platform is not configured; throws naming a broken variable.
    */
   configFromEnv(env: NodeJS.ProcessEnv): Config | undefined;
-  create(config: Config, deps: PlatformDeps): ChatAdapter;
+  create(config: Config, deps: PlatformDeps): Promise<ChatAdapter>;
 }
 
 const slack: Platform<SlackAdapterConfig> = {
   name: 'slack',
   configFromEnv: (env) => slackConfig(readSettings('slack', env)),
   servesHttp: (config) => !config.appToken,
-  create: (config, deps) =>
-    createSlackAdapter(config, {
+  create: async (config, deps) => {
+    const { createSlackAdapter } = await import('../adapters/slack/index.js');
+    return createSlackAdapter(config, {
       ...deps,
       rateBudget: deps.state.rateBudget,
       logger: deps.logger.child({ platform: 'slack' }),
-    }),
+    });
+  },
 };
 
 const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
   configFromEnv: (env) => discordConfig(readSettings('discord', env)),
   servesHttp: () => false,
-  create: (config, deps) => {
+  create: async (config, deps) => {
+    const { createDiscordAdapter } = await import('../adapters/discord/index.js');
     const logger = deps.logger.child({ platform: 'discord' });
     warnUnsharedShards(config.shards, deps.sharedStore, logger);
     return createDiscordAdapter(config, { ...deps, rateBudget: deps.state.rateBudget, logger });
@@ -78,7 +75,7 @@ export interface ConfiguredPlatform {
   name: string;
   /** It listens on PORT itself: the ops routes go onto its server (deps.customRoutes). */
   servesHttp: boolean;
-  start(deps: PlatformDeps): ChatAdapter;
+  start(deps: PlatformDeps): Promise<ChatAdapter>;
 }
 
 /**

@@ -98,18 +98,20 @@ export async function start(io: StartIo): Promise<void> {
   });
   const endpoints = { readiness, metrics };
   const mounted = platforms.find((p) => p.servesHttp);
-  const adapters = platforms.map((p: ConfiguredPlatform) =>
-    p.start({
-      conversation,
-      client,
-      state,
-      logger,
-      defaultChatbot,
-      observer: metrics.observer,
-      drainMs: config.drainMs + NOTICE_GRACE_MS,
-      sharedStore: rawState.kind === 'redis',
-      ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
-    }),
+  const adapters = await Promise.all(
+    platforms.map((p: ConfiguredPlatform) =>
+      p.start({
+        conversation,
+        client,
+        state,
+        logger,
+        defaultChatbot,
+        observer: metrics.observer,
+        drainMs: config.drainMs + NOTICE_GRACE_MS,
+        sharedStore: rawState.kind === 'redis',
+        ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
+      }),
+    ),
   );
   for (const adapter of adapters) {
     readiness.add(

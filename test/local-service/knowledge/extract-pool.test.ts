@@ -64,7 +64,7 @@ describe('ExtractionPool', () => {
       const started: string[] = [];
       const pool = poolOf({
         workers: 1,
-        timeoutMs: 3000,
+        timeoutMs: 1000,
         onJobStart: ({ kind }) => started.push(kind),
       });
       const bomb = read(pool, 'slow.pdf', slowPdf);
@@ -72,7 +72,7 @@ describe('ExtractionPool', () => {
       const next = read(pool, 'after.pdf', buildPdf(['Still answering.']));
       const error = await bomb.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionLimitError);
-      expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 3 s');
+      expect((error as Error).message).toBe('"slow.pdf": extraction took longer than 1 s');
       expect((await next).text).toBe('Still answering.');
       expect(started).toEqual(['pdf', 'pdf']);
       expect(pool.size).toBe(1);
@@ -80,18 +80,17 @@ describe('ExtractionPool', () => {
   );
 
   it('turns a converter running out of memory into a limit error for that file alone', async () => {
-    // 64 MB: the least heap in which a converter process loads from the TypeScript sources.
-    const pool = poolOf({ workers: 1, memoryMb: 64 });
-    // Some 400 000 small objects: far more than a 64 MB heap holds once parsed and rendered.
+    const pool = poolOf({ workers: 1, memoryMb: 32 });
+    // 300 000 small objects: three times what a 32 MB heap holds once parsed and rendered.
     const json = JSON.stringify(
-      Array.from({ length: 400_000 }, (_, i) => ({ id: i, name: `item ${i}` })),
+      Array.from({ length: 300_000 }, (_, i) => ({ id: i, name: `item ${i}` })),
     );
     const error = await read(pool, 'big.json', new TextEncoder().encode(json)).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ExtractionLimitError);
     expect((error as Error).message).toBe(
-      '"big.json": extraction needed more than 64 MB of memory',
+      '"big.json": extraction needed more than 32 MB of memory',
     );
     expect((await read(pool, 'ok.json', new TextEncoder().encode('{"a":1}'))).text).toBe('a: 1');
   });
@@ -100,24 +99,24 @@ describe('ExtractionPool', () => {
     'stops a PDF whose inflated stream grows the converter past twice its heap',
     { timeout: 60_000 },
     async () => {
-      // pdfjs holds the inflated stream in a buffer outside the V8 heap, which resourceLimits
+      // pdfjs holds the inflated stream in a buffer outside the V8 heap, which the heap limit
       // does not count: left alone, this file would grow the process by ~800 MB, then yield
-      // "no text". The resident-memory watch stops it at twice the heap (the smallest heap
-      // pdfjs loads in, so the watch acts early).
-      const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
+      // "no text". The resident-memory watch stops it at twice the heap (a small heap, in
+      // which pdfjs still loads, so the watch acts early).
+      const pool = poolOf({ workers: 1, memoryMb: 64, timeoutMs: 60_000 });
       const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionLimitError);
       expect((error as Error).message).toBe(
-        '"blank.pdf": extraction needed more than 128 MB of memory',
+        '"blank.pdf": extraction needed more than 64 MB of memory',
       );
     },
   );
 
   it('does not keep a converter that grew by more than its heap', { timeout: 60_000 }, async () => {
-    const pool = poolOf({ workers: 1, memoryMb: 128, timeoutMs: 60_000 });
-    // 110 MB of blanks: read to the end (no text), with ~170 MB of buffers on the way: more
-    // than the heap, less than twice it.
-    const error = await read(pool, 'blank.pdf', await pdfBomb(110, 'blank')).catch(
+    const pool = poolOf({ workers: 1, memoryMb: 64, timeoutMs: 60_000 });
+    // 55 MB of blanks: read to the end (no text), with ~85 MB of buffers on the way: more than
+    // the heap, less than twice it.
+    const error = await read(pool, 'blank.pdf', await pdfBomb(55, 'blank')).catch(
       (e: unknown) => e,
     );
     expect((error as Error).message).toMatch(/no text could be extracted/);
