@@ -45,6 +45,13 @@ export async function answerMessage(
 ): Promise<void> {
   const { clock, log, observer } = deps;
   const signal = AbortSignal.any([lockSignal, deps.shutdown]);
+  if (job?.previous?.delivered) {
+    // The dead replica showed the whole answer and died before it finished the event: only its
+    // sign of work may be left on.
+    log.info({ thread: threadKey(m) }, 'takeover: the answer was already delivered');
+    await target.stopWorking().catch((error: unknown) => log.debug({ err: error }, 'stopWorking'));
+    return;
+  }
   if (job) {
     // A takeover first ends what the dead replica left open; every answer records its messages.
     if (job.previous) await closeInterrupted(target, job.previous, log);
@@ -80,6 +87,8 @@ export async function answerMessage(
   }
   noticeOnly = final.text.trim() === '';
   await renderer.finish(final);
+  // On screen in full: a replica taking over from here on must not deliver it again.
+  if (job && !handedOff) await job.record({ delivered: true });
   if (handedOff && job?.handOff) {
     // Closed here already: the taker has nothing left open to close.
     await job.record({ opened: [] });

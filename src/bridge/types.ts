@@ -153,6 +153,11 @@ export interface AnswerProgress {
    * recorded. Found set by a taker, the platform may hold an open message no id names.
    */
   opening?: boolean;
+  /**
+   * The final answer is on screen (set once it is shown, before the thread's sign of work is
+   * cleared and the event finished): a taker has nothing to deliver again.
+   */
+  delivered?: boolean;
 }
 
 /** A kept event's answer as the engine runs it (src/bridge/intake.ts makes them). */

@@ -95,7 +95,30 @@ describe('taking over an interrupted answer', () => {
       { sessionUuid, query: 'new?' },
       { opening: true },
       { opened: ['ts-1'], opening: false },
+      { delivered: true },
     ]);
     expect(target.closed).toEqual([]);
+  });
+
+  it('delivers nothing again when the dead replica had shown the whole answer', async () => {
+    // It died after the final message and before the event was finished: only its sign of
+    // work may still be on.
+    const setup = setupEngine();
+    const sessionUuid = await askedBefore(setup, 'done?');
+    const target = new TakeoverTarget({ maxChars: 2000, minUpdateMs: 1000 }, setup.clock);
+    const { job: answerJob, records } = job({
+      sessionUuid,
+      query: 'done?',
+      opened: ['old-1'],
+      delivered: true,
+    });
+    await setup.clock.runUntil(setup.conversation.handle(message('done?'), target, answerJob));
+    expect(target.closed).toEqual([]);
+    expect(target.finalTexts).toEqual([]);
+    expect(setup.client.streamCalls).toEqual([]);
+    expect(target.calls.filter((c) => c.kind !== 'working').map((c) => c.kind)).toEqual([
+      'stopWorking',
+    ]);
+    expect(records).toEqual([]);
   });
 });
