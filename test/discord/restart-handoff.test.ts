@@ -67,27 +67,37 @@ async function bridgeOn(state: State): Promise<{ rig: Rig; engine: ConversationE
   return { rig, engine };
 }
 
-/** Asks, and stops the process mid-answer as `chatbridge start` does when the drain ran out. */
-async function askAndStop(state: State): Promise<{ asked: FakeMessage; orphan: FakeMessage }> {
+/**
+ * Asks (a mention in the text channel, answered in a thread on it; or a DM, answered in the DM),
+ * and stops the process mid-answer as `chatbridge start` does when the drain ran out.
+ */
+async function askAndStop(
+  state: State,
+  dm = false,
+): Promise<{ asked: FakeMessage; orphan: FakeMessage; answersIn: string }> {
   let reached!: () => void;
   let release!: () => void;
   const atHold = new Promise<void>((resolve) => (reached = resolve));
   held = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
   const { rig, engine } = await bridgeOn(state);
-  const asked = fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> held`, {
-    mentions: [fake.bot],
-  });
+  const asked = dm
+    ? fake.userMessage(fake.dmChannel(alice).id, alice, 'held')
+    : fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> held`, {
+        mentions: [fake.bot],
+      });
+  // A mention is answered in a thread on it (the thread's id is the message's); a DM in the DM.
+  const answersIn = dm ? asked.channel_id : asked.id;
   await atHold;
   const orphan = await fake.waitFor<FakeMessage>(
     'message',
-    (m) => m.channel_id === asked.id && m.author.id === fake.bot.id,
-    fake.botMessages(asked.id),
+    (m) => m.channel_id === answersIn && m.author.id === fake.bot.id,
+    fake.botMessages(answersIn),
   );
   const stopped = rig.adapter.stop();
   engine.interrupt();
   await stopped;
   release();
-  return { asked, orphan: fake.messages.get(orphan.id)! };
+  return { asked, orphan: fake.messages.get(orphan.id)!, answersIn };
 }
 
 describe('discord: stopped mid-answer, one process', () => {
@@ -115,6 +125,29 @@ describe('discord: stopped mid-answer, one process', () => {
     const session = await after.sessions.get(thread);
     const queries = (await client.listMessages(session!.sessionUuid!)).map((m) => m.query);
     expect(queries).toEqual(['held']);
+    await rig.adapter.stop();
+    await after.close();
+  });
+
+  it('in a DM on a SQLite file, the next start finds the DM through REST and answers there', async () => {
+    const url = `sqlite://${join(dir, 'bridge-dm.sqlite')}`;
+    const options = { intakeLeaseMs: 200, lockTtlMs: 200 };
+    const before = await openState(url, options);
+    await before.bindings.set('discord:@dm', chatbot);
+    const { orphan, answersIn } = await askAndStop(before, true);
+    expect(orphan.content).toContain(INTERRUPTED_TEXT);
+    await before.close();
+
+    const after = await openState(url, options);
+    const { rig } = await bridgeOn(after);
+    const answered = await fake.waitFor<FakeMessage>(
+      'message',
+      (m) => m.channel_id === answersIn && m.content.includes(FULL),
+      fake.botMessages(answersIn),
+    );
+    expect(answered.id).not.toBe(orphan.id);
+    expect(fake.botMessages(answersIn).filter((m) => m.content.includes(FULL))).toHaveLength(1);
+    expect(fake.messages.get(orphan.id)!.content.split(INTERRUPTED_TEXT)).toHaveLength(2);
     await rig.adapter.stop();
     await after.close();
   });
