@@ -92,11 +92,10 @@ const STEMS_KEPT = 100_000;
 
 /** A word's index form: Porter's stem for Latin words, the word itself for other scripts. */
 export function stemOf(word: string): string {
-  if (!LATIN_WORD.test(word)) return word;
-  let stem = stems.get(word);
+  let stem = stems.get(word); // looked up first: most words were seen before
   if (stem === undefined) {
     if (stems.size >= STEMS_KEPT) stems.clear();
-    stem = stemmer(word);
+    stem = LATIN_WORD.test(word) ? stemmer(word) : word;
     stems.set(word, stem);
   }
   return stem;
@@ -123,7 +122,10 @@ export function termsOf(text: string): string[] {
 
 /** Every stem of a text (stopwords too), for matching a question's terms against a passage. */
 export function stemsOf(text: string): Set<string> {
-  return new Set(wordsOf(text).map(stemOf));
+  // Each distinct word stemmed once: a chunk says "the" and its topic words many times.
+  const stemmed = new Set<string>();
+  for (const word of new Set(wordsOf(text))) stemmed.add(stemOf(word));
+  return stemmed;
 }
 
 /** Markdown links as their words alone: an address is not what a passage says. */
