@@ -289,7 +289,9 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
         return mine.slice(0, RERANK_DEPTH);
       return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
     };
-    for (let k = rare.length; k >= 2; k--) {
+    // Every rung holds the rarest word, so none finds more chunks than it is in.
+    const rungs = (rare[0]?.df ?? 0) >= RERANK_DEPTH ? rare.length : 1;
+    for (let k = rungs; k >= 2; k--) {
       const every = search(
         rare
           .slice(0, k)

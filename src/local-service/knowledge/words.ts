@@ -74,6 +74,10 @@ function latinWords(text: string): string[] {
       words.push(token); // the common case, already as indexed
       continue;
     }
+    if (/^[A-Z][a-z0-9]+$/.test(token)) {
+      words.push(token.toLowerCase()); // a sentence's first word: no parts, nothing to fold
+      continue;
+    }
     const parts = token.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/);
     for (const word of parts.length > 1 ? [token.replaceAll('_', ' '), ...parts] : [token])
       if (word !== '') words.push(...fold(word).split(' '));
