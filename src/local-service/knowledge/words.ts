@@ -40,10 +40,18 @@ function bigrams(run: string): string[] {
  * option by its parts in prose. CJK runs give their bigrams (see the top of this file).
  */
 export function wordsOf(text: string): string[] {
+  // ASCII, most documentation, is its own NFKC form and holds no CJK: one scan tells.
+  if (ASCII.test(text)) return latinWords(text, ASCII_SEPARATORS);
   const normal = text.normalize('NFKC');
   const words = (normal.match(CJK_RUNS) ?? []).flatMap(bigrams);
   return [...words, ...latinWords(normal.replace(CJK_RUNS, ' '))];
 }
+
+const ASCII = /^\p{ASCII}*$/u;
+/** What separates words, as SEPARATORS, in ASCII alone (faster than a Unicode class). */
+const ASCII_SEPARATORS = /[^A-Za-z0-9_]+/;
+/** Not a letter, digit or underscore: what separates words (FTS5's unicode61 reading). */
+const SEPARATORS = /[^\p{L}\p{N}_]+/u;
 
 /**
  * The words of a question: as wordsOf, except that CJK is first cut into words (Intl.Segmenter)
@@ -66,9 +74,9 @@ export function questionWordsOf(text: string): string[] {
  * and digits; diacritics folded), so "yauzl.open" is yauzl and open in a question as in the
  * index; a camelCase or snake_case name also gives its parts.
  */
-function latinWords(text: string): string[] {
+function latinWords(text: string, separators = SEPARATORS): string[] {
   const words: string[] = [];
-  for (const token of text.split(/[^\p{L}\p{N}_]+/u)) {
+  for (const token of text.split(separators)) {
     if (token === '') continue;
     if (/^[a-z0-9]+$/.test(token)) {
       words.push(token); // the common case, already as indexed
