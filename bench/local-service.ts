@@ -114,13 +114,15 @@ export async function ingestThroughput(): Promise<BenchRow> {
   docs.forEach((doc, i) => {
     repo.sources.createIndexed(record(`s${i}`, `Doc ${i}`, doc.length, at), prepareText(doc));
   });
+  // What is still in the WAL is copied into the file too: the copying left is part of ingest.
+  db.pragma('wal_checkpoint(TRUNCATE)');
   const seconds = (performance.now() - started) / 1000;
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   const rate = bytes / 1e6 / seconds;
   return {
     area: AREA,
-    metric: `ingest (${mb(bytes)} text: cut + store + FTS5, SQLite file)`,
+    metric: `ingest (${mb(bytes)} text: cut + store + FTS5, SQLite file, WAL copied in)`,
     value: `${rate.toFixed(1)} MB/s`,
     target: '>= 10 MB/s',
     ok: rate >= 10,
