@@ -160,11 +160,9 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     indexed: db.prepare<[string], { term: string }>(
       'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
     ),
-    // Changes when any connection commits to the file (data_version: other connections;
-    // total_changes(): this one), so what was counted before that still holds.
-    version: db.prepare<[], { v: number; t: number }>(
-      'SELECT data_version AS v, total_changes() AS t FROM pragma_data_version',
-    ),
+    // FTS5's structure record (rowid 10 of its data table): its write counter changes with
+    // every change to the index, by any connection, and with nothing else (messages, sessions).
+    structure: db.prepare<[], { block: Buffer }>('SELECT block FROM chunks_fts_data WHERE id = 10'),
     df: db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
        LIMIT ${DF_COUNTED})`,
@@ -184,14 +182,14 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
    */
   const counts = new Map<string, number>();
   const spellings = new Map<string, { word: string; df: number }>();
-  let version = '';
+  let indexState: Buffer | undefined;
   function forgetIfChanged(): void {
-    const now = statements.version.get();
-    const current = `${now?.v}:${now?.t}`;
-    if (current === version && counts.size + spellings.size < COUNTS_KEPT) return;
+    const now = statements.structure.get()?.block;
+    const same = now !== undefined && indexState?.equals(now) === true;
+    if (same && counts.size + spellings.size < COUNTS_KEPT) return;
     counts.clear();
     spellings.clear();
-    version = current;
+    indexState = now;
   }
 
   /** How many chunks hold a word, counted up to DF_COUNTED. */
