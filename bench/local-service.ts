@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { KeyRing } from '../src/local-service/auth.js';
+import { startLocalService } from '../src/local-service/index.js';
+import { createServiceClient } from '../src/service/index.js';
 import { openServiceDb, type ServiceDb } from '../src/local-service/db/open.js';
 import { prepareText } from '../src/local-service/knowledge/chunk-store.js';
 import { createKnowledgeIndex } from '../src/local-service/knowledge/search-index.js';
@@ -100,7 +102,7 @@ async function storeOf(chunks: number): Promise<string> {
   return path;
 }
 
-async function ingestThroughput(): Promise<BenchRow> {
+export async function ingestThroughput(): Promise<BenchRow> {
   const text = corpus(7);
   const docs = Array.from({ length: 100 }, () => text.doc(200_000)); // 20 MB
   const bytes = docs.reduce((sum, doc) => sum + Buffer.byteLength(doc), 0);
@@ -112,20 +114,22 @@ async function ingestThroughput(): Promise<BenchRow> {
   docs.forEach((doc, i) => {
     repo.sources.createIndexed(record(`s${i}`, `Doc ${i}`, doc.length, at), prepareText(doc));
   });
+  // What is still in the WAL is copied into the file too: the copying left is part of ingest.
+  db.pragma('wal_checkpoint(TRUNCATE)');
   const seconds = (performance.now() - started) / 1000;
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   const rate = bytes / 1e6 / seconds;
   return {
     area: AREA,
-    metric: `ingest (${mb(bytes)} text: cut + store + FTS5, SQLite file)`,
+    metric: `ingest (${mb(bytes)} text: cut + store + FTS5, SQLite file, WAL copied in)`,
     value: `${rate.toFixed(1)} MB/s`,
     target: '>= 10 MB/s',
     ok: rate >= 10,
   };
 }
 
-async function retrieval(chunks: number, targetMs: number): Promise<BenchRow[]> {
+export async function retrieval(chunks: number, targetMs: number): Promise<BenchRow[]> {
   const path = await storeOf(chunks);
   const db = openServiceDb(`sqlite://${path}`);
   const index = createKnowledgeIndex(db);
@@ -149,6 +153,48 @@ async function retrieval(chunks: number, targetMs: number): Promise<BenchRow[]> 
       ok: p95 <= targetMs,
     },
   ];
+}
+
+/**
+ * Answer first byte over HTTP on the 100k-chunk store: from sending the question (its session
+ * already open) to the answer's first piece, as a chat user waits for it. Each question in a
+ * new session, so no answer is a follow-up.
+ */
+export async function firstByte(chunks: number, targetMs: number): Promise<BenchRow> {
+  const path = await storeOf(chunks);
+  const service = await startLocalService({ apiKeys: [API_KEY], storeUrl: `sqlite://${path}` });
+  const client = createServiceClient({ baseUrl: service.url, apiKey: API_KEY });
+  const asked = questions(corpus(11), 220);
+  const times: number[] = [];
+  try {
+    // An agent that answers from every source (the store is built without one; kept after).
+    const agents = await client.listAgents(CHATBOT);
+    if (!agents.some((agent) => agent.enabled && agent.meta.use_all_sources === true)) {
+      const meta = { use_all_sources: true };
+      const agent = await client.createAgent(CHATBOT, { name: 'Docs', type: 'user-facing', meta });
+      await client.updateAgent(agent.uuid, { enabled: true, use_all_sources: true });
+    }
+    for (const [i, query] of asked.entries()) {
+      const session = await client.createSession(CHATBOT);
+      const started = performance.now();
+      let first: number | undefined;
+      for await (const piece of await client.streamMessage(session.uuid, { query }))
+        if (first === undefined && piece !== '') first = performance.now() - started;
+      if (first === undefined) throw new Error(`no answer to "${query}"`);
+      if (i >= 20) times.push(first); // the first 20 warm the caches
+    }
+  } finally {
+    await client.close();
+    await service.close();
+  }
+  const p90 = percentile(times, 90);
+  return {
+    area: AREA,
+    metric: `answer first byte p50 / p90 (HTTP, ${chunks.toLocaleString('en')} chunks)`,
+    value: `${percentile(times, 50).toFixed(1)} / ${p90.toFixed(1)} ms`,
+    target: `p90 <= ${targetMs} ms`,
+    ok: p90 <= targetMs,
+  };
 }
 
 /** The first answer of a fresh process on the 1M-chunk store, and its memory (restart.ts). */
@@ -247,6 +293,7 @@ export async function run(): Promise<BenchRow[]> {
       target: '',
     },
     ...(await retrieval(100_000, 20)), // issue #20: p95 <= 20 ms at 100k, <= 50 ms at 1M
+    await firstByte(100_000, 50), // issue #20: p90 <= 50 ms at 100k
     ...(await retrieval(1_000_000, 50)),
     ...(await restart(1_000_000)),
     ...(await appendCost()),

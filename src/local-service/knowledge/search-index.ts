@@ -35,6 +35,9 @@ const RANK = 'bm25(chunks_fts, 0.0, 2.0, 3.0, 1.0)';
 /** Chunks counted for a word's rarity, at most, and reached by one OR: a word in more is
  * common. Counting or ranking 5,000 chunks takes a few milliseconds. */
 const DF_COUNTED = 5000;
+/** Word counts and spellings remembered between searches of an unchanged database, at most:
+ * a few hundred kB, far more words than questions use between two changes. */
+const COUNTS_KEPT = 20_000;
 /** A previous question's words, for a follow-up: each weighs this share of its rarity, and
  * all together at most this share of the question's own: enough to find the topic, never to
  * outweigh what the question itself asks. */
@@ -157,6 +160,9 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     indexed: db.prepare<[string], { term: string }>(
       'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
     ),
+    // FTS5's structure record (rowid 10 of its data table): its write counter changes with
+    // every change to the index, by any connection, and with nothing else (messages, sessions).
+    structure: db.prepare<[], { block: Buffer }>('SELECT block FROM chunks_fts_data WHERE id = 10'),
     df: db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
        LIMIT ${DF_COUNTED})`,
@@ -170,11 +176,43 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
   const inText = (words: string) =>
     /"[cs]\d+"/.test(words) ? `{title heading text} : (${words})` : `(${words})`;
 
+  /**
+   * Counts and spellings already read, while the database is unchanged: a question's words are
+   * mostly words asked before, and counting a common one reads thousands of index entries.
+   */
+  const counts = new Map<string, number>();
+  const spellings = new Map<string, { word: string; df: number }>();
+  let indexState: Buffer | undefined;
+  function forgetIfChanged(): void {
+    const now = statements.structure.get()?.block;
+    const same = now !== undefined && indexState?.equals(now) === true;
+    if (same && counts.size + spellings.size < COUNTS_KEPT) return;
+    counts.clear();
+    spellings.clear();
+    indexState = now;
+  }
+
   /** How many chunks hold a word, counted up to DF_COUNTED. */
-  const dfOf = (word: string) => statements.df.get(inText(quoted(word)))?.n ?? 0;
+  function dfOf(word: string): number {
+    let df = counts.get(word);
+    if (df === undefined) {
+      df = statements.df.get(inText(quoted(word)))?.n ?? 0;
+      counts.set(word, df);
+    }
+    return df;
+  }
 
   /** A word the index never saw, read as the indexed word one edit away ("exaclty"). */
   function spelled(word: string): { word: string; df: number } {
+    let known = spellings.get(word);
+    if (known === undefined) {
+      known = spelledAnew(word);
+      spellings.set(word, known);
+    }
+    return known;
+  }
+
+  function spelledAnew(word: string): { word: string; df: number } {
     const df = dfOf(word);
     const stem = stemOf(word);
     if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
@@ -235,21 +273,29 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     const anyRare = ordered.some((t) => t.df < DF_COUNTED);
     const rare = anyRare ? ordered.filter((t) => t.df < DF_COUNTED) : ordered;
     const hits = anyRare ? statements.hits : statements.holding;
-    const search = (words: string): Row[] => {
+    // `least`: fewer rows than this are of no use, and are not read (only counted).
+    const search = (words: string, least = 0): Row[] => {
       const match = `(${inText(words)})`;
-      if (!dominant) return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
+      if (!dominant) {
+        const found = hits.all(`${scope} AND ${match}`, RERANK_DEPTH);
+        return found.length < least ? [] : rowsOf(found);
+      }
       const unscoped = hits.all(match, 2 * RERANK_DEPTH);
+      if (unscoped.length < least) return []; // the chatbot's share of them is fewer still
       const mine = rowsOf(unscoped).filter((row) => row.chatbot_id === chatbot.id);
       if (mine.length >= RERANK_DEPTH || unscoped.length < 2 * RERANK_DEPTH)
         return mine.slice(0, RERANK_DEPTH);
       return rowsOf(hits.all(`${scope} AND ${match}`, RERANK_DEPTH));
     };
-    for (let k = rare.length; k >= 2; k--) {
+    // Every rung holds the rarest word, so none finds more chunks than it is in.
+    const rungs = (rare[0]?.df ?? 0) >= RERANK_DEPTH ? rare.length : 1;
+    for (let k = rungs; k >= 2; k--) {
       const every = search(
         rare
           .slice(0, k)
           .map((t) => quoted(t.word))
           .join(' AND '),
+        RERANK_DEPTH,
       );
       if (every.length >= RERANK_DEPTH) return every;
     }
@@ -299,6 +345,7 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
   ): Passage[] {
     const bot = statements.chatbot.get(chatbotUuid);
     if (bot === undefined) return [];
+    forgetIfChanged();
     const total = Math.max(1, statements.total.get()?.n ?? 1);
     const chatbot = { id: bot.id, chunks: chunksOf(bot.id, total) };
     const seen = new Set<string>();

@@ -40,10 +40,18 @@ function bigrams(run: string): string[] {
  * option by its parts in prose. CJK runs give their bigrams (see the top of this file).
  */
 export function wordsOf(text: string): string[] {
+  // ASCII, most documentation, is its own NFKC form and holds no CJK: one scan tells.
+  if (ASCII.test(text)) return latinWords(text, ASCII_SEPARATORS);
   const normal = text.normalize('NFKC');
   const words = (normal.match(CJK_RUNS) ?? []).flatMap(bigrams);
   return [...words, ...latinWords(normal.replace(CJK_RUNS, ' '))];
 }
+
+const ASCII = /^\p{ASCII}*$/u;
+/** What separates words, as SEPARATORS, in ASCII alone (faster than a Unicode class). */
+const ASCII_SEPARATORS = /[^A-Za-z0-9_]+/;
+/** Not a letter, digit or underscore: what separates words (FTS5's unicode61 reading). */
+const SEPARATORS = /[^\p{L}\p{N}_]+/u;
 
 /**
  * The words of a question: as wordsOf, except that CJK is first cut into words (Intl.Segmenter)
@@ -66,12 +74,16 @@ export function questionWordsOf(text: string): string[] {
  * and digits; diacritics folded), so "yauzl.open" is yauzl and open in a question as in the
  * index; a camelCase or snake_case name also gives its parts.
  */
-function latinWords(text: string): string[] {
+function latinWords(text: string, separators = SEPARATORS): string[] {
   const words: string[] = [];
-  for (const token of text.split(/[^\p{L}\p{N}_]+/u)) {
+  for (const token of text.split(separators)) {
     if (token === '') continue;
     if (/^[a-z0-9]+$/.test(token)) {
       words.push(token); // the common case, already as indexed
+      continue;
+    }
+    if (/^[A-Z][a-z0-9]+$/.test(token)) {
+      words.push(token.toLowerCase()); // a sentence's first word: no parts, nothing to fold
       continue;
     }
     const parts = token.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/);
@@ -92,11 +104,10 @@ const STEMS_KEPT = 100_000;
 
 /** A word's index form: Porter's stem for Latin words, the word itself for other scripts. */
 export function stemOf(word: string): string {
-  if (!LATIN_WORD.test(word)) return word;
-  let stem = stems.get(word);
+  let stem = stems.get(word); // looked up first: most words were seen before
   if (stem === undefined) {
     if (stems.size >= STEMS_KEPT) stems.clear();
-    stem = stemmer(word);
+    stem = LATIN_WORD.test(word) ? stemmer(word) : word;
     stems.set(word, stem);
   }
   return stem;
@@ -123,7 +134,10 @@ export function termsOf(text: string): string[] {
 
 /** Every stem of a text (stopwords too), for matching a question's terms against a passage. */
 export function stemsOf(text: string): Set<string> {
-  return new Set(wordsOf(text).map(stemOf));
+  // Each distinct word stemmed once: a chunk says "the" and its topic words many times.
+  const stemmed = new Set<string>();
+  for (const word of new Set(wordsOf(text))) stemmed.add(stemOf(word));
+  return stemmed;
 }
 
 /** Markdown links as their words alone: an address is not what a passage says. */

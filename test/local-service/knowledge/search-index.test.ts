@@ -195,6 +195,27 @@ describe('knowledge index', () => {
     await reopened.close();
   });
 
+  it('counts words and reads spellings again once the store changes, here or in another process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kn-index-'));
+    dirs.push(dir);
+    const url = `sqlite://${join(dir, 'store.sqlite')}`;
+    const index = testIndex(url);
+    await index.add(PRICING);
+    expect(await index.search(BOT, 'quokke')).toEqual([]); // no word one edit away
+    expect(await index.search(BOT, 'retension')).toEqual([]);
+    // Another connection (another process) adds a source holding "retention".
+    const other = testIndex(url);
+    await other.add(
+      source('retention', 'Retention', 'Logs are kept under a retention of 30 days.'),
+    );
+    await other.close();
+    expect((await index.search(BOT, 'retension')).map((h) => h.sourceUuid)).toEqual(['retention']);
+    // This connection adds one holding "quokka".
+    await index.add(source('quokka', 'Quokka', 'The quokka plan is free for small teams.'));
+    expect((await index.search(BOT, 'quokke')).map((h) => h.sourceUuid)).toEqual(['quokka']);
+    await index.close();
+  });
+
   it('loses no source when adds race the first search', async () => {
     const index = testIndex();
     const adds = Array.from({ length: 20 }, (_, i) =>
