@@ -16,6 +16,7 @@ import { fuseWithNearest } from './fusion.js';
 import { bestWindow, unitsOf, weighedIn, type Weights, windowText } from './passage.js';
 import type { SemanticSearch } from './semantic-index.js';
 import type { KnowledgeIndex, Passage, SearchOptions, SourceText } from './types.js';
+import { DF_COUNTED, inText, quoted, WordCounts } from './word-counts.js';
 import {
   cjkShare,
   hasCjk,
@@ -32,12 +33,6 @@ const RERANK_DEPTH = 20;
 /** bm25() column weights: scope (never scored), title, heading path, text. A word in a
  * section's heading says what the section is about; in its text, it may be in passing. */
 const RANK = 'bm25(chunks_fts, 0.0, 2.0, 3.0, 1.0)';
-/** Chunks counted for a word's rarity, at most, and reached by one OR: a word in more is
- * common. Counting or ranking 5,000 chunks takes a few milliseconds. */
-const DF_COUNTED = 5000;
-/** Word counts and spellings remembered between searches of an unchanged database, at most:
- * a few hundred kB, far more words than questions use between two changes. */
-const COUNTS_KEPT = 20_000;
 /** A previous question's words, for a follow-up: each weighs this share of its rarity, and
  * all together at most this share of the question's own: enough to find the topic, never to
  * outweigh what the question itself asks. */
@@ -83,28 +78,9 @@ interface Term {
   df: number;
 }
 
-const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
-
 /** Whether a word in `df` of `total` chunks tells them apart: some hold it, most do not
  * (bm25's own idf is nothing for a word in half the chunks). */
 const telling = (df: number, total: number) => df > 0 && df <= total / 2;
-
-/** The words one edit from a word (a letter left out, swapped, changed or put in). */
-function oneEditAway(word: string): string[] {
-  const letters = 'abcdefghijklmnopqrstuvwxyz';
-  const edits = new Set<string>();
-  for (let i = 0; i <= word.length; i++) {
-    const [head, tail] = [word.slice(0, i), word.slice(i)];
-    if (tail !== '') edits.add(head + tail.slice(1));
-    if (tail.length > 1) edits.add(head + tail[1] + tail[0] + tail.slice(2));
-    for (const letter of letters) {
-      edits.add(head + letter + tail);
-      if (tail !== '') edits.add(head + letter + tail.slice(1));
-    }
-  }
-  edits.delete(word);
-  return [...edits];
-}
 
 /**
  * How well a heading path names the question: the F1 of the question's weight it holds
@@ -157,72 +133,9 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
       `SELECT ${rowColumns} WHERE c.id IN (SELECT value FROM json_each(?))`,
     ),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
-    indexed: db.prepare<[string], { term: string }>(
-      'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
-    ),
-    // FTS5's structure record (rowid 10 of its data table): its write counter changes with
-    // every change to the index, by any connection, and with nothing else (messages, sessions).
-    structure: db.prepare<[], { block: Buffer }>('SELECT block FROM chunks_fts_data WHERE id = 10'),
-    df: db.prepare<[string], { n: number }>(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?
-       LIMIT ${DF_COUNTED})`,
-    ),
   };
-
-  /**
-   * The MATCH of words in the searched columns. Only a scope-like word ("c12", "s3") needs the
-   * column filter, which costs reading every match's positions; the scope column holds no other.
-   */
-  const inText = (words: string) =>
-    /"[cs]\d+"/.test(words) ? `{title heading text} : (${words})` : `(${words})`;
-
-  /**
-   * Counts and spellings already read, while the database is unchanged: a question's words are
-   * mostly words asked before, and counting a common one reads thousands of index entries.
-   */
-  const counts = new Map<string, number>();
-  const spellings = new Map<string, { word: string; df: number }>();
-  let indexState: Buffer | undefined;
-  function forgetIfChanged(): void {
-    const now = statements.structure.get()?.block;
-    const same = now !== undefined && indexState?.equals(now) === true;
-    if (same && counts.size + spellings.size < COUNTS_KEPT) return;
-    counts.clear();
-    spellings.clear();
-    indexState = now;
-  }
-
-  /** How many chunks hold a word, counted up to DF_COUNTED. */
-  function dfOf(word: string): number {
-    let df = counts.get(word);
-    if (df === undefined) {
-      df = statements.df.get(inText(quoted(word)))?.n ?? 0;
-      counts.set(word, df);
-    }
-    return df;
-  }
-
-  /** A word the index never saw, read as the indexed word one edit away ("exaclty"). */
-  function spelled(word: string): { word: string; df: number } {
-    let known = spellings.get(word);
-    if (known === undefined) {
-      known = spelledAnew(word);
-      spellings.set(word, known);
-    }
-    return known;
-  }
-
-  function spelledAnew(word: string): { word: string; df: number } {
-    const df = dfOf(word);
-    const stem = stemOf(word);
-    if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
-    let best = { word, df: 0 };
-    for (const { term: edit } of statements.indexed.all(JSON.stringify(oneEditAway(stem)))) {
-      const known = dfOf(edit);
-      if (known > best.df) best = { word: edit, df: known };
-    }
-    return best;
-  }
+  const wordCounts = new WordCounts(db);
+  const dfOf = (word: string) => wordCounts.dfOf(word);
 
   /** Inverse document frequency, smoothed: a word in no chunk weighs like one in half a chunk. */
   const idf = (df: number, total: number) => Math.log(1 + total / (df + 0.5));
@@ -237,7 +150,7 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     for (const word of words) {
       if (topical && isStopword(word)) continue;
       if (!topical && !telling(dfOf(word), total)) continue;
-      const known = spelled(word);
+      const known = wordCounts.spelled(word);
       const stem = stemOf(known.word);
       if (skip.has(stem)) continue;
       skip.add(stem);
@@ -345,7 +258,7 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
   ): Passage[] {
     const bot = statements.chatbot.get(chatbotUuid);
     if (bot === undefined) return [];
-    forgetIfChanged();
+    wordCounts.forgetIfChanged();
     const total = Math.max(1, statements.total.get()?.n ?? 1);
     const chatbot = { id: bot.id, chunks: chunksOf(bot.id, total) };
     const seen = new Set<string>();
