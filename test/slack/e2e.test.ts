@@ -3,15 +3,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BOT_USER } from './fake-slack.js';
 import { startChain, storedAnswers, type Chain, type ChainOptions } from './e2e-setup.js';
 import { mention, message, nextTs } from './harness.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
 
 let chain: Chain | undefined;
+let time: FakeTime | undefined;
 afterEach(async () => {
   await chain?.close();
   chain = undefined;
+  time?.restore();
+  time = undefined;
 });
 
+/** The chain on fake time: Slack's one message a second per channel costs no wall-clock time. */
 async function begin(options: ChainOptions = {}): Promise<Chain> {
-  chain = await startChain(options);
+  time = useFakeTime();
+  chain = await startChain({ ...options, time });
   return chain;
 }
 
@@ -35,7 +41,7 @@ describe('Slack end to end', () => {
     const event = mention('how do refunds work?');
     await c.harness.event(event);
     const stop = await c.harness.fake.waitFor('chat.stopStream');
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     const stored = await storedAnswers(c, 'C1', event.ts);
     expect(stored).toEqual([PARAGRAPHS.join('')]);
     expect(c.harness.fake.workspace.visibleText(String(stop.args.ts))).toBe(stored[0]);
@@ -50,15 +56,15 @@ describe('Slack end to end', () => {
     const root = mention('first');
     await c.harness.event(root);
     await c.harness.fake.waitFor('chat.stopStream');
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     await c.harness.event(message('second', { thread_ts: root.ts }));
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await storedAnswers(c, 'C1', root.ts)).toEqual(['One.', 'Two.']);
     expect(threadTexts(c, 'C1', root.ts)).toEqual(['One.', 'Two.']);
 
     const dm = message('first', { channel: 'D7', channel_type: 'im' });
     await c.harness.event(dm);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await storedAnswers(c, 'D7', dm.ts)).toEqual(['One.']);
     expect(threadTexts(c, 'D7', dm.ts)).toEqual(['One.']);
   });
@@ -73,7 +79,7 @@ describe('Slack end to end', () => {
       c.harness.event(event, { eventId: first.eventId, retryNum: 2 }),
     ]);
     await c.harness.fake.waitFor('chat.stopStream');
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await storedAnswers(c, 'C1', event.ts)).toEqual(['Only once.']);
     expect(threadTexts(c, 'C1', event.ts)).toEqual(['Only once.']);
   });
@@ -96,7 +102,7 @@ describe('Slack end to end', () => {
     const start = await c.harness.fake.waitFor('chat.startStream');
     c.harness.fake.workspace.expire(String((start.reply as unknown as { ts: string }).ts));
     expired();
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     // Slack refused the append; the same message was then edited to the end.
     expect(c.harness.fake.callsOf('chat.appendStream')[0]?.reply).toEqual({
       ok: false,
@@ -112,7 +118,7 @@ describe('Slack end to end', () => {
     c.scripted.set('fallback', { pieces: PARAGRAPHS });
     const event = mention('fallback');
     await c.harness.event(event);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(c.harness.fake.callsOf('chat.postMessage')).toHaveLength(1);
     expect(threadTexts(c, 'C1', event.ts)).toEqual([PARAGRAPHS.join('')]);
   });
@@ -129,7 +135,7 @@ describe('Slack end to end', () => {
     c.scripted.set('long', { pieces });
     const event = mention('long');
     await c.harness.event(event);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     const texts = threadTexts(c, 'C1', event.ts);
     expect(texts.length).toBeGreaterThanOrEqual(3);
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(9000);
@@ -157,7 +163,7 @@ describe('Slack end to end', () => {
     });
     const event = mention('cite me');
     await c.harness.event(event);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     const finals = [...c.harness.fake.workspace.thread('C1', event.ts)];
     const blocks = finals.flatMap((m) => m.blocks);
     const sources = blocks.find((b) => b.type === 'section') as
@@ -175,7 +181,7 @@ describe('Slack end to end', () => {
     c.service.setFaults({ cutAfterPieces: 2 });
     const event = mention('break');
     await c.harness.event(event);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     const messages = c.harness.fake.workspace.thread('C1', event.ts);
     expect(messages.every((m) => !m.streaming)).toBe(true);
     const context = messages.flatMap((m) => m.blocks).find((b) => b.type === 'context');
@@ -191,7 +197,7 @@ describe('Slack end to end', () => {
     const b = message('dm one', { channel: 'D9', channel_type: 'im', ts: nextTs() });
     await c.harness.event(a);
     await c.harness.event(b);
-    await c.harness.adapter.idle();
+    await c.harness.idle();
     expect(await storedAnswers(c, 'D9', a.ts)).toEqual(['A.']);
     expect(await storedAnswers(c, 'D9', b.ts)).toEqual(['A.']);
   });
