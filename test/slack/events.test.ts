@@ -3,16 +3,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BOT_USER, TEAM } from './fake-slack.js';
 import { ALICE, Harness, mention, message, nextTs, sign } from './harness.js';
 import { RecordingConversation } from './recording.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
 
 let h: Harness;
 let conversation: RecordingConversation;
+let time: FakeTime;
 
+// On fake time: Slack's one message a second per channel costs no wall-clock time.
 beforeEach(async () => {
   conversation = new RecordingConversation();
-  h = await Harness.start({ conversation });
+  time = useFakeTime();
+  h = await Harness.start({ conversation, time });
 });
 afterEach(async () => {
   await h.close();
+  time.restore();
 });
 
 describe('Slack events over HTTP', () => {
@@ -31,15 +36,15 @@ describe('Slack events over HTTP', () => {
     expect(forged.status).toBe(401);
     const ok = await h.event(mention('hi'));
     expect(ok.status).toBe(200);
-    await h.fake.waitFor('chat.stopStream');
-    await h.adapter.idle();
+    await time.settle(h.fake.waitFor('chat.stopStream'));
+    await h.idle();
     expect(conversation.handled).toHaveLength(1);
   });
 
   it('answers a top-level mention in a new thread of that message, streamed natively', async () => {
     const event = mention('what is  the <https://example.com|refund> policy?');
     await h.event(event);
-    const stop = await h.fake.waitFor('chat.stopStream');
+    const stop = await time.settle(h.fake.waitFor('chat.stopStream'));
     const [entry] = conversation.handled;
     expect(entry?.message).toMatchObject({
       platform: 'slack',
@@ -75,7 +80,7 @@ describe('Slack events over HTTP', () => {
     const root = nextTs();
     const event = mention('and this?', { thread_ts: root });
     await h.event(event);
-    await h.fake.waitFor('chat.stopStream');
+    await time.settle(h.fake.waitFor('chat.stopStream'));
     expect(conversation.handled[0]?.message.thread).toBe(root);
     expect(h.fake.callsOf('chat.startStream')[0]?.args.thread_ts).toBe(root);
   });
@@ -84,8 +89,8 @@ describe('Slack events over HTTP', () => {
     const event = mention('hello');
     await h.event({ ...event, type: 'message', channel_type: 'channel' });
     await h.event(event);
-    await h.fake.waitFor('chat.stopStream');
-    await h.adapter.idle();
+    await time.settle(h.fake.waitFor('chat.stopStream'));
+    await h.idle();
     expect(conversation.handled).toHaveLength(1);
   });
 
@@ -93,14 +98,14 @@ describe('Slack events over HTTP', () => {
     const root = nextTs();
     await h.event(message('no session here', { thread_ts: root }));
     await h.event(message('top level chatter'));
-    await h.adapter.idle();
+    await h.idle();
     expect(conversation.handled).toHaveLength(0);
 
     const first = mention('start', { ts: root });
     await h.event(first);
-    await h.fake.waitFor('chat.stopStream');
+    await time.settle(h.fake.waitFor('chat.stopStream'));
     await h.event(message('and a follow-up', { thread_ts: root }));
-    await h.adapter.idle();
+    await h.idle();
     expect(conversation.handled.map((e) => [e.message.thread, e.message.text])).toEqual([
       [root, 'start'],
       [root, 'and a follow-up'],
@@ -110,14 +115,14 @@ describe('Slack events over HTTP', () => {
   it('answers direct messages, each DM thread its own session, without recipient fields', async () => {
     const dm = message('hi in a DM', { channel: 'D1', channel_type: 'im' });
     await h.event(dm);
-    const start = await h.fake.waitFor('chat.startStream');
+    const start = await time.settle(h.fake.waitFor('chat.startStream'));
     expect(start.args.thread_ts).toBe(dm.ts);
     expect(start.args.recipient_user_id).toBeUndefined();
     const reply = message('in the thread', { channel: 'D1', channel_type: 'im', thread_ts: dm.ts });
     const other = message(`<@${BOT_USER}> another topic`, { channel: 'D1', channel_type: 'im' });
     await h.event(reply);
     await h.event(other);
-    await h.adapter.idle();
+    await h.idle();
     expect(conversation.handled.map((e) => e.message.thread)).toEqual([dm.ts, dm.ts, other.ts]);
     expect(conversation.handled[2]?.message.text).toBe('another topic');
   });
@@ -129,7 +134,7 @@ describe('Slack events over HTTP', () => {
     await h.event(event, { eventId: first.eventId, retryNum: 2 });
     // Another replica's copy under a different event id: same team, channel and ts.
     await h.event(event, { eventId: 'EvOtherCopy' });
-    await h.adapter.idle();
+    await h.idle();
     expect(conversation.handled).toHaveLength(1);
     expect(h.fake.callsOf('chat.startStream')).toHaveLength(1);
   });
@@ -137,7 +142,7 @@ describe('Slack events over HTTP', () => {
   it('ignores bots, its own messages, edits, deletions and joins', async () => {
     const root = nextTs();
     await h.event(mention('start', { ts: root }));
-    await h.fake.waitFor('chat.stopStream');
+    await time.settle(h.fake.waitFor('chat.stopStream'));
     const inThread = { thread_ts: root };
     await h.event(message('from a bot', { ...inThread, bot_id: 'B9', subtype: 'bot_message' }));
     await h.event(message('from myself', { ...inThread, user: BOT_USER }));
@@ -145,7 +150,7 @@ describe('Slack events over HTTP', () => {
     await h.event(message('', { ...inThread, subtype: 'message_deleted' }));
     await h.event(message('joined', { ...inThread, subtype: 'channel_join' }));
     await h.event(mention('a bot mentioning me', { bot_id: 'B9' }));
-    await h.adapter.idle();
+    await h.idle();
     expect(conversation.handled).toHaveLength(1);
   });
 });
