@@ -71,7 +71,10 @@ export async function startCli(args: string[], options: StartCliOptions): Promis
   try {
     await new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (output.join('').includes(options.startedWhen)) resolve();
+        if (!output.join('').includes(options.startedWhen)) return;
+        child.stdout!.off('data', check);
+        child.stderr!.off('data', check);
+        resolve();
       };
       child.stdout!.on('data', check);
       child.stderr!.on('data', check);
