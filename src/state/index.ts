@@ -68,7 +68,7 @@ export interface StateOptions {
   replyLinkTtlMs?: number;
   /** Redis: prefix of the keys written outside keyv (dedup, locks, source index). */
   keyPrefix?: string;
-  /** Redis: how long the first connection may take before openState fails. Default 5 s. */
+  /** Redis: how long each connection opened (the store's, the locks' subscriber's) may take. 5 s. */
   connectTimeoutMs?: number;
   /**
    * Intake: how long an event's holder may go silent before another replica (or, on SQLite,
@@ -141,6 +141,9 @@ export async function openState(url: string, options: StateOptions = {}): Promis
           lockTtlMs,
           maxLockLifetimeMs,
           logger,
+          ...(options.connectTimeoutMs !== undefined
+            ? { connectTimeoutMs: options.connectTimeoutMs }
+            : {}),
         })
       : new LocalThreadLocks({ limiter, maxLockLifetimeMs, logger });
     const dedup = redis ? new RedisDedup(redis, prefix) : new LocalDedup(space('dedup'), now);

@@ -32,6 +32,8 @@ export interface RedisLockOptions {
   lockTtlMs: number;
   maxLockLifetimeMs: number;
   logger: Pick<Logger, 'warn'>;
+  /** How long opening the subscriber's connection may take. Default 5 s. */
+  connectTimeoutMs?: number;
 }
 
 const POLL_MIN_MS = 5;
@@ -68,17 +70,41 @@ export class RedisThreadLocks implements ThreadLocks {
   }
 
   static async open(options: RedisLockOptions): Promise<RedisThreadLocks> {
-    // Subscribing takes a connection of its own.
+    // Subscribing takes a connection of its own. Its opening is bounded as the store's first
+    // connection is (keyv.ts): the copy reconnects forever, so a Redis refusing it (at its
+    // maxclients) would keep `chatbridge start` waiting, never running and never failing.
     const subscriber = options.redis.duplicate();
     subscriber.on('error', (err: unknown) =>
       options.logger.warn({ error: maskUrl(String(err)) }, 'redis lock subscriber error'),
     );
-    await subscriber.connect();
-    const locks = new RedisThreadLocks(options, subscriber);
-    await subscriber.subscribe(releaseChannel(options.prefix), (threadKey: string) =>
-      locks.wake(threadKey),
-    );
-    return locks;
+    const opening = (async () => {
+      await subscriber.connect();
+      const locks = new RedisThreadLocks(options, subscriber);
+      await subscriber.subscribe(releaseChannel(options.prefix), (threadKey: string) =>
+        locks.wake(threadKey),
+      );
+      return locks;
+    })();
+    opening.catch(() => {}); // its failure after the timeout is this one's
+    const timeoutMs = options.connectTimeoutMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        opening,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } catch (err) {
+      if (subscriber.isOpen) subscriber.destroy();
+      const reason = maskUrl(err instanceof Error ? err.message : String(err));
+      throw new Error(`cannot open the lock subscriber's connection to Redis: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async run<T>(threadKey: string, job: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -7,7 +7,6 @@
 // - SIGKILL mid-answer: after the lease a live process edits the orphaned message to end with
 //   the notice and delivers the answer the service stored.
 // Either way: exactly one complete answer, the question sent to the service once.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import { fromArray } from '../../src/local-service/pieces.js';
 import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState, type State } from '../../src/state/index.js';
-import { built } from '../run-cli.js';
+import { startCli, type CliProcess } from '../cli-process.js';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../state/redis-server.js';
 import { freePort } from '../state/redis-server.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
@@ -66,18 +65,12 @@ function holdNext() {
   return { atHold, release };
 }
 
-interface Replica {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
+type Replica = CliProcess;
 
 async function startReplica(shard: number): Promise<Replica> {
-  const child = spawn(process.execPath, [built('src/cli.ts'), 'start'], {
+  const replica = await startCli(['start'], {
     cwd: dir,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
       CHATBRIDGE_SERVICE_URL: service.url,
       CHATBRIDGE_API_KEY: 'test-key',
       CHATBRIDGE_CHATBOT: chatbot,
@@ -93,23 +86,9 @@ async function startReplica(shard: number): Promise<Replica> {
       PORT: String(await freePort()),
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    startedWhen: 'chatbridge is running',
   });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const replica: Replica = { child, output, exited };
-  replicas.push(replica);
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      if (output.join('').includes('chatbridge is running')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    // Generous: three processes start at once on a machine that may be busy.
-    setTimeout(() => reject(new Error(`not running: ${output.join('')}`)), 60_000).unref();
-    void exited.then((code) => reject(new Error(`exited (${code}): ${output.join('')}`)));
-  });
+  replicas[shard] = replica;
   return replica;
 }
 
@@ -194,8 +173,9 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (process.env.DEBUG_REPLICAS) for (const r of replicas) console.log(r.output.join(''));
+  if (process.env.DEBUG_REPLICAS) for (const r of replicas) console.log(r?.output.join(''));
   for (const replica of replicas) {
+    if (!replica) continue;
     if (replica.child.exitCode === null && replica.child.signalCode === null) {
       replica.child.kill('SIGKILL');
       await replica.exited;

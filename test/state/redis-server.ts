@@ -30,6 +30,8 @@ export interface RedisServerOptions {
   port?: number;
   /** Keeps its data in this folder (append-only file), so a restart finds it again. */
   dir?: string;
+  /** Refuses connections beyond this many (Redis's maxclients). */
+  maxClients?: number;
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
@@ -39,7 +41,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     : ['--appendonly', 'no'];
   const child: ChildProcess = spawn(
     REDIS_SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
+      ...(options.maxClients ? ['--maxclients', String(options.maxClients)] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
   await new Promise<void>((resolve, reject) => {

@@ -273,4 +273,18 @@ describe.skipIf(!hasRedisServer)('redis store', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   });
+
+  it('fails within connectTimeoutMs when Redis takes one connection and refuses the next', async () => {
+    // At its client limit after one: the locks' subscriber is refused. Its copy of the client
+    // reconnects forever, so without a bound openState (and `chatbridge start`) never returned.
+    const full = await startRedisServer({ maxClients: 1 });
+    try {
+      const opening = openState(full.url, { connectTimeoutMs: 500 });
+      await expect(within(opening, 10_000, 'openState')).rejects.toThrow(
+        /lock subscriber's connection to Redis: no answer within 500 ms/,
+      );
+    } finally {
+      await full.stop();
+    }
+  });
 });
