@@ -17,7 +17,7 @@ import type { ServiceClient } from '../../src/service/api.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { openState, type State } from '../../src/state/index.js';
 import type { RateBudget } from '../../src/state/types.js';
-import { useFakeTime, type FakeTime } from '../fake-time.js';
+import type { FakeTime } from '../fake-time.js';
 import { FakeDiscord, TOKEN } from './fake/discord.js';
 import { user } from './fake/payloads.js';
 
@@ -159,7 +159,10 @@ export async function startRig(
     },
   );
   await adapter.start();
-  const time = options.fakeTime ? useFakeTime(FAKE_STEP_MS) : undefined;
+  // Imported only for fake time: it loads vitest, which the benchmarks (plain tsx) cannot.
+  const time = options.fakeTime
+    ? (await import('../fake-time.js')).useFakeTime(FAKE_STEP_MS)
+    : undefined;
   return {
     fake,
     state,
