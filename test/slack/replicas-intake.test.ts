@@ -12,12 +12,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
-import { startLocalService, type LocalService } from '../../src/local-service/index.js';
+import type { LocalService } from '../../src/local-service/index.js';
 import { fromArray } from '../../src/local-service/pieces.js';
-import { createServiceClient } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState, type State } from '../../src/state/index.js';
+import { startScriptedService } from '../scripted-service.js';
 import { startCli, type CliProcess } from '../cli-process.js';
 import {
   freePort,
@@ -190,22 +189,7 @@ beforeAll(async () => {
     profile: { display_name: 'Alice' },
   });
   slack.workspace.channels.set('C1', 'general');
-  const base = await createDefaultKnowledge({
-    refusePrivateUrls: false,
-    maxFetchBytes: 1024,
-    fetchTimeoutMs: 1000,
-  });
-  service = await startLocalService({
-    apiKeys: ['test-key'],
-    knowledge: {
-      extractText: (name, bytes, type) => base.extractText(name, bytes, type),
-      fetchUrl: (url, signal) => base.fetchUrl(url, signal),
-      close: () => base.close(),
-      answer: (request) => ({ pieces: answer(request.query), citations: () => ({}) }),
-    },
-  });
-  client = createServiceClient({ baseUrl: service.url, apiKey: 'test-key' });
-  chatbot = (await client.createChatbot({ name: 'Support', rate_limit: [100, 60] })).uuid;
+  ({ service, client, chatbot } = await startScriptedService(answer));
   state = await openState(redis.url);
   raw = createClient({ url: redis.url });
   // Redis is stopped on purpose below: this client reconnects quietly.
