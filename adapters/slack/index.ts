@@ -67,7 +67,15 @@ export interface SlackAdapterDeps {
   observer?: BridgeObserver;
   /** HTTP mode: more routes on the receiver's port (GET /healthz, /readyz, /metrics). */
   customRoutes?: CustomRoute[];
+  /** How long start() waits for Slack to answer auth.test (default AUTH_TEST_TIMEOUT_MS). */
+  authTimeoutMs?: number;
 }
+
+/**
+ * Slack answers auth.test in well under a second. The Web API client itself has no timeout,
+ * so an address that takes the connection and never answers would hold the start silently.
+ */
+export const AUTH_TEST_TIMEOUT_MS = 30_000;
 
 export interface SlackAdapter extends ChatAdapter {
   readonly app: App;
@@ -110,7 +118,7 @@ export function createSlackAdapter(
       return parts.router.orderedThreads;
     },
     async start() {
-      port = await startSlackApp(config, bolt, parts, logger);
+      port = await startSlackApp(config, bolt, parts, logger, deps.authTimeoutMs);
       run.started = true;
       // Events a dead replica kept and never answered are answered here after their lease.
       intake.start(async (kept, work) => inFlight.track(router.resume(kept, work)));
@@ -269,13 +277,18 @@ async function startSlackApp(
   bolt: BoltApp,
   parts: SlackParts,
   logger: Logger,
+  authTimeoutMs = AUTH_TEST_TIMEOUT_MS,
 ): Promise<number | undefined> {
   const { app, installs } = bolt;
   if (installs) {
     // A wrong key fails here, naming the variable, instead of at every event.
     await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
   } else {
-    parts.own.botUserId = (await app.client.auth.test()).user_id;
+    const auth = await answeredWithin(app.client.auth.test(), authTimeoutMs, () => {
+      const where = app.client.slackApiUrl;
+      return `slack: auth.test got no answer from ${where} within ${authTimeoutMs / 1000} s (SLACK_API_URL)`;
+    });
+    parts.own.botUserId = auth.user_id;
   }
   if (config.appToken) {
     await app.start();
@@ -294,4 +307,17 @@ async function startSlackApp(
       : 'slack: listening for events at /slack/events',
   );
   return port;
+}
+
+/** The promise's value, or an error with `message()` once `ms` have passed without one. */
+async function answeredWithin<T>(promise: Promise<T>, ms: number, message: () => string) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message())), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

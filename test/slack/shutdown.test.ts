@@ -1,7 +1,12 @@
 // stop(): new events are refused (Slack delivers them again), answers in progress finish
-// (up to the drain limit), then the app stops.
+// (up to the drain limit), then the app stops. start() fails, naming the address, when Slack
+// never answers auth.test.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Harness, mention } from './harness.js';
+import { createSlackAdapter } from '../../adapters/slack/index.js';
+import type { ServiceClient } from '../../src/service/api.js';
+import { openState } from '../../src/state/index.js';
+import { BOT_TOKEN, FakeSlack } from './fake-slack.js';
+import { Harness, mention, SIGNING_SECRET } from './harness.js';
 import { RecordingConversation, simpleAnswer, type Script } from './recording.js';
 
 let h: Harness | undefined;
@@ -63,5 +68,41 @@ describe('Slack adapter stop()', () => {
     await h.adapter.stop();
     expect(conversation.handled).toHaveLength(1);
     expect(h.fake.callsOf('chat.stopStream')).toHaveLength(1);
+  });
+});
+
+describe('Slack adapter start()', () => {
+  it('fails, naming the address, when Slack never answers auth.test', async () => {
+    const fake = await new FakeSlack().start();
+    // Every auth.test is held (Bolt's own at creation, then the adapter's).
+    const silent = [fake.hold('auth.test'), fake.hold('auth.test')];
+    const state = await openState('memory://');
+    const adapter = createSlackAdapter(
+      {
+        botToken: BOT_TOKEN,
+        signingSecret: SIGNING_SECRET,
+        port: 0,
+        host: '127.0.0.1',
+        apiUrl: fake.apiUrl,
+        admins: [],
+        maxUploadBytes: 1024,
+      },
+      {
+        conversation: new RecordingConversation(),
+        state,
+        client: {} as ServiceClient,
+        authTimeoutMs: 200,
+      },
+    );
+    try {
+      await expect(adapter.start()).rejects.toThrow(
+        `slack: auth.test got no answer from ${fake.apiUrl}`,
+      );
+      await silent[1]!.reached;
+    } finally {
+      for (const hold of silent) hold.release();
+      await state.close();
+      await fake.close();
+    }
   });
 });
