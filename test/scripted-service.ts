@@ -10,6 +10,8 @@ export interface ScriptedService {
   client: ServiceClient;
   /** The one chatbot, with room for every question a test sends (100 a minute). */
   chatbot: string;
+  /** Closes the client, then the service. */
+  close(): Promise<void>;
 }
 
 export async function startScriptedService(
@@ -31,5 +33,9 @@ export async function startScriptedService(
   });
   const client = createServiceClient({ baseUrl: service.url, apiKey: 'test-key' });
   const chatbot = (await client.createChatbot({ name: 'Support', rate_limit: [100, 60] })).uuid;
-  return { service, client, chatbot };
+  const close = async () => {
+    await client.close();
+    await service.close();
+  };
+  return { service, client, chatbot, close };
 }

@@ -16,7 +16,7 @@ import type { LocalService } from '../../src/local-service/index.js';
 import { fromArray } from '../../src/local-service/pieces.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState, type State } from '../../src/state/index.js';
-import { startScriptedService } from '../scripted-service.js';
+import { startScriptedService, type ScriptedService } from '../scripted-service.js';
 import { startCli, type CliProcess } from '../cli-process.js';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../state/redis-server.js';
 import { freePort } from '../state/redis-server.js';
@@ -36,6 +36,7 @@ const dir = mkdtempSync(join(tmpdir(), 'chatbridge-discord-replicas-'));
 let redis: RedisServer;
 let fake: FakeDiscord;
 let service: LocalService;
+let scripted: ScriptedService | undefined;
 let client: ServiceClient;
 let chatbot: string;
 let state: State;
@@ -151,7 +152,8 @@ beforeAll(async () => {
   redis = await startRedisServer();
   fake = await new FakeDiscord().start();
   for (let shard = 0; shard < SHARDS; shard++) servers.push(fake.addGuild(shard, SHARDS));
-  ({ service, client, chatbot } = await startScriptedService(answer));
+  scripted = await startScriptedService(answer);
+  ({ service, client, chatbot } = scripted);
   state = await openState(redis.url);
   raw = createClient({ url: redis.url });
   await raw.connect();
@@ -169,8 +171,7 @@ afterAll(async () => {
   }
   await state?.close();
   await raw?.close();
-  await client?.close();
-  await service?.close();
+  await scripted?.close();
   // Checks every request the processes made against Discord's API description.
   await fake?.close();
   await redis?.stop();

@@ -16,7 +16,7 @@ import type { LocalService } from '../../src/local-service/index.js';
 import { fromArray } from '../../src/local-service/pieces.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState, type State } from '../../src/state/index.js';
-import { startScriptedService } from '../scripted-service.js';
+import { startScriptedService, type ScriptedService } from '../scripted-service.js';
 import { startCli, type CliProcess } from '../cli-process.js';
 import {
   freePort,
@@ -40,6 +40,7 @@ let redis: RedisServer;
 let redisPort: number;
 let slack: FakeSlack;
 let service: LocalService;
+let scripted: ScriptedService | undefined;
 let client: ServiceClient;
 let chatbot: string;
 let state: State;
@@ -189,7 +190,8 @@ beforeAll(async () => {
     profile: { display_name: 'Alice' },
   });
   slack.workspace.channels.set('C1', 'general');
-  ({ service, client, chatbot } = await startScriptedService(answer));
+  scripted = await startScriptedService(answer);
+  ({ service, client, chatbot } = scripted);
   state = await openState(redis.url);
   raw = createClient({ url: redis.url });
   // Redis is stopped on purpose below: this client reconnects quietly.
@@ -208,8 +210,7 @@ afterAll(async () => {
   );
   await state?.close();
   await raw?.close();
-  await client?.close();
-  await service?.close();
+  await scripted?.close();
   await slack?.close();
   await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
