@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit from 'p-limit';
 import { pino } from 'pino';
 import { startLocalService, type LocalService } from '../src/local-service/index.js';
 import { createServiceClient, isServiceError, parseCitations } from '../src/service/index.js';
@@ -13,10 +14,14 @@ import type { ServiceClient } from '../src/service/api.js';
 import type { CorpusFile, QaPair } from './data.js';
 
 const API_KEY = 'eval-key-0123456789';
+/** Uploads in flight per chatbot: enough to keep the service's converter processes busy. */
+const UPLOADS_AT_ONCE = 4;
 
 export interface UploadFile {
   /** The document's name in the eval's tables, e.g. "luxon/zones.pdf". */
   doc: string;
+  /** The uploaded file's name; default "<package>-<file>" from `doc`. */
+  fileName?: string;
   bytes: Uint8Array;
   contentType: string;
 }
@@ -83,14 +88,20 @@ export class EvalService {
   /** A chatbot holding these files, each uploaded as a user's file ("<package>-<file>"). */
   async uploadsChatbot(name: string, files: UploadFile[]): Promise<string> {
     const chatbot = await this.newChatbot(name);
-    for (const file of files) {
-      const source = await this.client.uploadSource(chatbot, {
-        file: file.bytes,
-        file_name: file.doc.replace('/', '-'),
-        content_type: file.contentType,
-      });
-      this.docs.set(source.uuid, file.doc);
-    }
+    // A few at a time, as the service converts files in parallel processes.
+    const limit = pLimit(UPLOADS_AT_ONCE);
+    await Promise.all(
+      files.map((file) =>
+        limit(async () => {
+          const source = await this.client.uploadSource(chatbot, {
+            file: file.bytes,
+            file_name: file.fileName ?? file.doc.replace('/', '-'),
+            content_type: file.contentType,
+          });
+          this.docs.set(source.uuid, file.doc);
+        }),
+      ),
+    );
     return chatbot;
   }
 

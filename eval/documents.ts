@@ -203,42 +203,72 @@ const CONTENT_TYPES: Record<Format, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
+const HTML_TEXT_OPTIONS = {
+  wordwrap: false as const,
+  selectors: [
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+  ],
+};
+
+/** An HTML page's text as a reader sees it. */
+const htmlText = (html: string) => convert(html, HTML_TEXT_OPTIONS);
+
+/** A markdown document as a page a documentation site would serve. */
+function htmlPageOf(markdown: string, title: string): string {
+  const body = marked.parse(markdown, { async: false });
+  return `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<main>\n${body}</main>\n</body>\n</html>\n`;
+}
+
+const EXTENSIONS: Record<Format, string> = {
+  markdown: '.md',
+  html: '.html',
+  text: '.txt',
+  pdf: '.pdf',
+  docx: '.docx',
+};
+
+/**
+ * A markdown document uploaded as a file of `format`: a PDF or Word file generated from it, a
+ * page rendered from it (marked), or the markdown saved as a .txt file. `path` is the uploaded
+ * file's path with the format's extension.
+ */
+export async function uploadAs(path: string, markdown: string, format: Format): Promise<Upload> {
+  const named = path.replace(/\.[a-z]+$/, EXTENSIONS[format]);
+  const title = named.split('/').pop()!;
+  const upload = (bytes: Uint8Array, text: string): Upload => ({
+    path: named,
+    format,
+    bytes,
+    contentType: CONTENT_TYPES[format],
+    text,
+  });
+  if (format === 'pdf' || format === 'docx') {
+    const blocks = markdownBlocks(markdown, format === 'pdf' ? pdfSafe : undefined);
+    const bytes = format === 'pdf' ? await pdfOf(blocks, title) : await docxOf(blocks, title);
+    return upload(bytes, blocksText(blocks));
+  }
+  if (format === 'html') {
+    const page = htmlPageOf(markdown, title);
+    return upload(new TextEncoder().encode(page), htmlText(page));
+  }
+  return upload(new TextEncoder().encode(markdown), markdown);
+}
+
 /** One source file of set B as its upload: `path` is the source's path under the corpus. */
 export async function uploadOf(path: string, source: string): Promise<Upload> {
   const generated = /\.(pdf|docx)\.md$/.exec(path)?.[1] as 'pdf' | 'docx' | undefined;
-  if (generated !== undefined) {
-    const target = path.slice(0, -'.md'.length);
-    const title = target.split('/').pop()!;
-    const blocks = markdownBlocks(source, generated === 'pdf' ? pdfSafe : undefined);
-    const bytes = generated === 'pdf' ? await pdfOf(blocks, title) : await docxOf(blocks, title);
-    return {
-      path: target,
-      format: generated,
-      bytes,
-      contentType: CONTENT_TYPES[generated],
-      text: blocksText(blocks),
-    };
-  }
+  if (generated !== undefined) return uploadAs(path.slice(0, -'.md'.length), source, generated);
   const format: Format = path.endsWith('.html')
     ? 'html'
     : path.endsWith('.txt')
       ? 'text'
       : 'markdown';
-  const text =
-    format === 'html'
-      ? convert(source, {
-          wordwrap: false,
-          selectors: [
-            { selector: 'a', options: { ignoreHref: true } },
-            { selector: 'img', format: 'skip' },
-          ],
-        })
-      : source;
   return {
     path,
     format,
     bytes: new TextEncoder().encode(source),
     contentType: CONTENT_TYPES[format],
-    text,
+    text: format === 'html' ? htmlText(source) : source,
   };
 }

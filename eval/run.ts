@@ -16,10 +16,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
 import { readCorpusB, readQuestionsB } from './data-b.js';
+import { FILE_FORMATS, type FileFormat, judgeableIn, readCorpusAs } from './data-files.js';
 import {
   readCorpus,
   readQaPairs,
   readQuestions,
+  readUnanswerable,
   SETS,
   setsNamed,
   type CorpusFile,
@@ -64,7 +66,7 @@ interface Asking {
   files: string[];
   keyFacts: string[];
   wrongIf: string[];
-  chatbot: 'docs' | 'qa' | 'b';
+  chatbot: 'docs' | 'qa' | 'b' | FileFormat;
   /** A question no source answers: the answer must say it could not find it. */
   unanswerable?: boolean;
 }
@@ -144,9 +146,12 @@ async function main(): Promise<void> {
   const corpus: CorpusFile[] = readCorpus();
   const questions = readQuestions(corpus);
   const pairs = readQaPairs();
+  const unanswerable = readUnanswerable();
   const uploadsB = await readCorpusB();
   const questionsB = readQuestionsB(uploadsB);
   const formatOf = new Map(uploadsB.map((u) => [u.path, u.format]));
+  const asFiles = await Promise.all(FILE_FORMATS.map((format) => readCorpusAs(corpus, format)));
+  let unjudgeable = 0;
 
   const askings: Asking[] = [
     ...questions.map((q) => ({
@@ -192,6 +197,39 @@ async function main(): Promise<void> {
         chatbot: 'qa' as const,
         unanswerable: true,
       })),
+    // Questions about set A's packages that its documents do not answer.
+    ...unanswerable.map((q) => ({
+      id: q.id,
+      set: `A-${q.split}` as const,
+      kind: 'unanswerable' as const,
+      question: q.question,
+      file: '',
+      format: 'markdown',
+      files: [''],
+      keyFacts: [],
+      wrongIf: [],
+      chatbot: 'docs' as const,
+      unanswerable: true,
+    })),
+    // A-dev again, over the documents uploaded as PDF, Word, HTML and text files.
+    ...asFiles.flatMap((files) =>
+      questions
+        .filter((q) => q.split === 'dev')
+        .filter((q) => judgeableIn(q, files) || (unjudgeable++, false))
+        .map((q) => ({
+          id: `${q.id}-${files.format}`,
+          set: 'A-dev-files' as const,
+          kind: q.kind,
+          question: q.question,
+          ...(q.first ? { first: q.first } : {}),
+          file: q.file,
+          format: files.format,
+          files: [q.file, ...(q.alsoIn ?? [])],
+          keyFacts: q.keyFacts,
+          wrongIf: q.wrongIf ?? [],
+          chatbot: files.format,
+        })),
+    ),
     ...questionsB.map((q) => ({
       id: q.id,
       set: 'B' as const,
@@ -220,6 +258,12 @@ async function main(): Promise<void> {
     docs: groundOf(corpus.map((f) => ({ doc: f.path, text: f.text }))),
     qa: groundOf(pairs.map((p) => ({ doc: `qa:${p.id}`, text: `${p.question}\n\n${p.answer}` }))),
     b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
+    ...(Object.fromEntries(
+      asFiles.map((files) => [
+        files.format,
+        groundOf(corpus.map((f) => ({ doc: f.path, text: files.byCorpusPath.get(f.path)!.text }))),
+      ]),
+    ) as Record<FileFormat, Ground>),
   };
 
   const embeddings = values.embeddings;
@@ -241,6 +285,17 @@ async function main(): Promise<void> {
         uploadsB.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
       );
     }
+    for (const files of asFiles) {
+      if (!needs.has(files.format)) continue;
+      bots[files.format] = await service.uploadsChatbot(
+        `Eval: documentation as ${files.format} files`,
+        corpus.map((f) => {
+          const upload = files.byCorpusPath.get(f.path)!;
+          const fileName = upload.path.replace('/', '-');
+          return { doc: f.path, fileName, bytes: upload.bytes, contentType: upload.contentType };
+        }),
+      );
+    }
     await service.settled(); // every chunk embedded before the first question
     const ingested = performance.now();
     for (const asking of selected) {
@@ -256,7 +311,9 @@ async function main(): Promise<void> {
     console.log(
       `chatbridge eval: set A ${corpus.length} markdown files (${Math.round(words / 1000)}k words), ` +
         `${questions.length} questions, ${pairs.length} Q&A pairs; set B ${uploadsB.length} files ` +
-        `(${formats}), ${questionsB.length} questions; extractive answers (no LLM). ` +
+        `(${formats}), ${questionsB.length} questions; set A-dev-files: A-dev over A as ` +
+        `${FILE_FORMATS.join(', ')} files (${unjudgeable} not judgeable there: a key fact ` +
+        `written with markup); extractive answers (no LLM). ` +
         `Ingest ${((ingested - started) / 1000).toFixed(1)} s, asking ${((performance.now() - ingested) / 1000).toFixed(1)} s.`,
     );
   } finally {

@@ -6,7 +6,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkQuestionsB, readCorpusB } from '../../eval/data-b.js';
 import { docxOf, markdownBlocks, pdfOf, type Upload } from '../../eval/documents.js';
 import mammoth from 'mammoth';
-import { KINDS, readCorpus, readQaPairs, readQuestions, setsNamed } from '../../eval/data.js';
+import {
+  KINDS,
+  readCorpus,
+  readQaPairs,
+  readQuestions,
+  readUnanswerable,
+  setsNamed,
+} from '../../eval/data.js';
+import {
+  FILE_FORMATS,
+  type FormatCorpus,
+  judgeableIn,
+  readCorpusAs,
+} from '../../eval/data-files.js';
 import { isCjk } from '../../eval/floor.js';
 
 describe('set A\u2019s dev/test split', () => {
@@ -38,7 +51,7 @@ describe('set A\u2019s dev/test split', () => {
 
 describe('--set', () => {
   it('names dev (what may be tuned on), test (everything else) and each set', () => {
-    expect(setsNamed('dev')).toEqual(['A-dev']);
+    expect(setsNamed('dev')).toEqual(['A-dev', 'A-dev-files']);
     expect(setsNamed('test')).toEqual(['A-test', 'B']);
     expect(setsNamed('b')).toEqual(['B']);
     expect(() => setsNamed('train')).toThrow(/no set "train"/);
@@ -136,5 +149,55 @@ describe('generated PDF and Word files', () => {
     expect(docx.value).toMatch(
       /Limits[\s\S]*The default is 5000 ms\.[\s\S]*dot[\s\S]*const a = 1;/,
     );
+  });
+});
+
+describe('set A-dev-files', () => {
+  const corpus = readCorpus();
+  const small = corpus.find((f) => f.path === 'cookie/README.md')!;
+
+  it('uploads each set A document as a PDF, a Word file, an HTML page and a .txt file', async () => {
+    const files = await Promise.all(FILE_FORMATS.map((format) => readCorpusAs([small], format)));
+    const uploads = files.map((f) => f.byCorpusPath.get(small.path)!);
+    expect(uploads.map((u) => u.path)).toEqual([
+      'cookie/README.pdf',
+      'cookie/README.docx',
+      'cookie/README.html',
+      'cookie/README.txt',
+    ]);
+    const [pdf, docx, html, text] = uploads;
+    expect(new TextDecoder().decode(pdf!.bytes.slice(0, 5))).toBe('%PDF-');
+    const word = await mammoth.extractRawText({ buffer: Buffer.from(docx!.bytes) });
+    expect(word.value).toContain('Basic HTTP cookie parser and serializer');
+    expect(new TextDecoder().decode(html!.bytes)).toMatch(/^<!doctype html>[\s\S]*<h1/);
+    expect(html!.text).toContain('Basic HTTP cookie parser');
+    expect(html!.text).not.toContain('<!doctype');
+    expect(text!.contentType).toBe('text/plain');
+    expect(new TextDecoder().decode(text!.bytes)).toBe(small.text);
+  });
+
+  it('asks only what can be judged in a format: every key fact is in the text shown there', () => {
+    const q = readQuestions(corpus).find((x) => x.file === small.path)!;
+    const shown = (text: string): FormatCorpus => ({
+      format: 'text',
+      uploads: [],
+      byCorpusPath: new Map([[small.path, { ...({} as Upload), text }]]),
+    });
+    expect(judgeableIn(q, shown(small.text))).toBe(true);
+    expect(judgeableIn(q, shown('nothing of it'))).toBe(false);
+  });
+});
+
+describe('questions set A\u2019s documents do not answer', () => {
+  const none = readUnanswerable();
+
+  it('alternate dev and test in the order of the sha256 of their ids', () => {
+    const order = [...none].sort((a, b) =>
+      createHash('sha256').update(a.id).digest('hex') <
+      createHash('sha256').update(b.id).digest('hex')
+        ? -1
+        : 1,
+    );
+    expect(order.map((q) => q.split)).toEqual(order.map((_, i) => (i % 2 === 0 ? 'dev' : 'test')));
   });
 });

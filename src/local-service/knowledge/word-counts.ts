@@ -5,7 +5,7 @@
 // layout): its write counter moves with every change to the index, by any connection on the
 // file, and with nothing else (stored messages and sessions leave it alone).
 import type { ServiceDb } from '../db/open.js';
-import { stemOf } from './words.js';
+import { isStopword, stemOf } from './words.js';
 
 /** Chunks counted for a word's rarity, at most, and reached by one OR: a word in more is
  * common. Counting or ranking 5,000 chunks takes a few milliseconds. */
@@ -13,6 +13,12 @@ export const DF_COUNTED = 5000;
 /** Word counts and spellings remembered between changes, at most: a few hundred kB, far more
  * words than questions use between two changes. */
 const COUNTS_KEPT = 20_000;
+
+/**
+ * The shortest stem read as a misspelling of an indexed word: a shorter one has too many
+ * words one edit away to tell which was meant.
+ */
+const MIN_CORRECTED = 4;
 
 /** A word as an FTS5 string (a phrase of one token). */
 export const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
@@ -95,10 +101,14 @@ export class WordCounts {
   private spelledAnew(word: string): { word: string; df: number } {
     const df = this.dfOf(word);
     const stem = stemOf(word);
-    if (df > 0 || stem.length < 4 || !/^[a-z]+$/.test(stem)) return { word, df };
+    if (df > 0 || stem.length < MIN_CORRECTED || !/^[a-z]+$/.test(stem)) return { word, df };
     let best = { word, df: 0 };
     const edits = JSON.stringify(oneEditAway(stem));
     for (const { term: edit } of this.statements.indexed.all(edits)) {
+      // A misspelling keeps its first letter (Pollock and Zamora, 1983: few errors are in
+      // it), and a topic word misspelled is no function word: "chat" is not "that", and
+      // "rotate" not "notation", but words the documents do not hold.
+      if (edit[0] !== stem[0] || isStopword(edit)) continue;
       const known = this.dfOf(edit);
       if (known > best.df) best = { word: edit, df: known };
     }

@@ -195,6 +195,20 @@ describe('knowledge index', () => {
     await reopened.close();
   });
 
+  it('reads a misspelling only as a topic word with its first letter, not as any word one edit away', async () => {
+    const index = testIndex();
+    await index.add(
+      source('chat', 'Notes', 'That is the plan: a retention of 30 days, in our notation.'),
+    );
+    // "chat" is one edit from "that" (a stopword), "rotate" one from "notate" (another first
+    // letter): words the source does not hold, not misspellings of words it does.
+    expect(await index.search(BOT, 'chat')).toEqual([]);
+    expect(await index.search(BOT, 'rotate')).toEqual([]);
+    // "retension" is one edit from "retention", first letter kept.
+    expect((await index.search(BOT, 'retension')).map((h) => h.sourceUuid)).toEqual(['chat']);
+    await index.close();
+  });
+
   it('counts words and reads spellings again once the store changes, here or in another process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kn-index-'));
     dirs.push(dir);
