@@ -59,6 +59,33 @@ export async function checkDocxInflation(bytes: Uint8Array, limit: number): Prom
   }
 }
 
+/** Paragraph styles that hold code: ours below, Word's own, pandoc's. */
+const CODE_STYLES = ['Code', 'HTML Preformatted', 'Source Code'];
+/** Font names of fixed-width faces (Courier New, Consolas, Menlo, Fira Mono, ...). */
+const FIXED_WIDTH = /mono|courier|consolas|menlo|monaco|lucida console|source code|cascadia/i;
+
+/** What mammoth's document transform is handed: its model of the document (runs carry fonts). */
+interface DocElement {
+  type: string;
+  children?: DocElement[];
+  font?: string | null;
+  styleId?: string | null;
+  styleName?: string | null;
+}
+
+const runsOf = (element: DocElement): DocElement[] =>
+  element.type === 'run' ? [element] : (element.children ?? []).flatMap(runsOf);
+
+/** A paragraph whose every run is set in a fixed-width font is code. */
+function markCode(element: DocElement): DocElement {
+  const children = element.children?.map(markCode);
+  const marked = children === undefined ? element : { ...element, children };
+  if (marked.type !== 'paragraph') return marked;
+  const runs = runsOf(marked);
+  const code = runs.length > 0 && runs.every((run) => FIXED_WIDTH.test(run.font ?? ''));
+  return code ? { ...marked, styleId: 'Code', styleName: 'Code' } : marked;
+}
+
 export async function docxToText(
   bytes: Uint8Array,
   maxTextBytes: number,
@@ -66,8 +93,16 @@ export async function docxToText(
   await checkDocxInflation(bytes, docxInflateLimit(maxTextBytes));
   const mammoth = (await import('mammoth')).default;
   try {
-    // Through HTML, so heading styles become headings and lists stay lists (html.ts).
-    const result = await mammoth.convertToHtml({ buffer: Buffer.from(bytes) });
+    // Through HTML, so heading styles become headings and lists stay lists (html.ts), and
+    // code (a code style, or every run in a fixed-width font) a <pre> block, as mammoth's
+    // README shows: a Word file marks its code by nothing else.
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes) },
+      {
+        transformDocument: markCode,
+        styleMap: CODE_STYLES.map((name) => `p[style-name='${name}'] => pre:separator('\\n')`),
+      },
+    );
     return { text: htmlToText(result.value).text };
   } catch (error) {
     throw new Error(`not a readable .docx file: ${(error as Error).message}`);

@@ -2,15 +2,29 @@
 // pdfjs runs its worker in-process ("fake worker"), so no worker file needs to be configured.
 // Text is read as a stream per page, so a PDF whose content inflates to far more text than
 // allowed is stopped as soon as it passes maxTextBytes rather than after the whole page.
-import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
+import type { TextItem, TextStyle } from 'pdfjs-dist/types/src/display/api.js';
+import { fenced } from './markdown-source.js';
 import { ExtractionLimitError } from './types.js';
 
-/** One line of a page as pdfjs laid it out: its text, its largest font size, its baseline. */
+/**
+ * One line of a page as pdfjs laid it out: its text, its largest font size, its baseline, where
+ * it starts, and whether it is set in a fixed-width font alone (code: a PDF marks it by
+ * nothing else).
+ */
 interface Line {
   text: string;
   size: number;
   y: number;
+  x: number;
+  fixed: boolean;
 }
+
+/** A bullet glyph and the space after it, at the start of a line: a list item. */
+const BULLET = /^[•◦▪‣●○■□–]\s+/u;
+
+/** A fixed-width face advances about 0.6 em a character (Courier 0.6, Menlo 0.6, Consolas
+ * 0.55): how far a code line starts to the right, in characters, is its indentation. */
+const FIXED_ADVANCE = 0.6;
 
 /** A line this much larger than the body text is a heading (a typical H2 is 1.2–1.5×). */
 const HEADING_SIZE = 1.15;
@@ -55,33 +69,60 @@ function withoutFurniture(pages: Line[][]): Line[][] {
 function pagesToText(pages: Line[][], titles: ReadonlySet<string>): string {
   const sizes = pages
     .flat()
+    .filter((line) => !line.fixed)
     .map((line) => line.size)
     .sort((a, b) => a - b);
   const body = sizes[Math.floor(sizes.length / 2)] ?? 0;
   const isHeading = (line: Line) =>
+    !line.fixed &&
     line.text.length <= 120 &&
     !/[.,;:]$/.test(line.text) &&
     (titles.has(line.text) || (body > 0 && line.size >= HEADING_SIZE * body));
   return pages
     .map((lines) => {
       let text = '';
+      let code: Line[] = [];
       lines.forEach((line, i) => {
         const previous = lines[i - 1];
+        if (line.fixed) {
+          code.push(line);
+          if (lines[i + 1]?.fixed === true) return;
+          text += `\n\n${codeBlock(code)}\n\n`;
+          code = [];
+          return;
+        }
         if (isHeading(line)) {
           text += `\n\n## ${line.text}\n\n`;
           return;
         }
         const gap = previous === undefined ? 0 : Math.abs(previous.y - line.y);
         const broken = previous !== undefined && gap > PARAGRAPH_GAP * Math.max(line.size, 1);
-        text +=
+        // A bullet glyph starts a list item; a line broken after a word's hyphen reads on
+        // without a space ("user-defined"; the hyphen stays, as it may be the word's own).
+        const written = line.text.replace(BULLET, '- ');
+        const joint =
           text === '' || text.endsWith('\n\n')
-            ? line.text
-            : `${broken ? '\n\n' : '\n'}${line.text}`;
+            ? ''
+            : broken
+              ? '\n\n'
+              : /\p{L}-$/u.test(text) && /^\p{L}/u.test(written)
+                ? ''
+                : '\n';
+        text += joint + written;
       });
       return text.trim();
     })
     .filter((text) => text !== '')
     .join('\n\n');
+}
+
+/** Lines in a fixed-width font as a fenced code block, each indented as far as it starts
+ * right of the block's leftmost line. */
+function codeBlock(lines: Line[]): string {
+  const left = Math.min(...lines.map((line) => line.x));
+  const indent = (line: Line) =>
+    ' '.repeat(Math.max(0, Math.round((line.x - left) / (FIXED_ADVANCE * line.size || 1))));
+  return fenced(lines.map((line) => indent(line) + line.text).join('\n'));
 }
 
 export async function pdfToText(
@@ -110,19 +151,28 @@ export async function pdfToText(
       const page = await doc.getPage(n);
       const reader = page.streamTextContent().getReader();
       const lines: Line[] = [];
-      let line: Line = { text: '', size: 0, y: 0 };
+      const styles: Record<string, TextStyle> = {};
+      const newLine = (): Line => ({ text: '', size: 0, y: 0, x: 0, fixed: true });
+      let line = newLine();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        for (const item of (value as { items: unknown[] }).items) {
+        const content = value as { items: unknown[]; styles?: Record<string, TextStyle> };
+        Object.assign(styles, content.styles);
+        for (const item of content.items) {
           if (typeof item !== 'object' || item === null || !('str' in item)) continue;
           const piece = item as TextItem;
-          if (line.text === '') line.y = piece.transform[5] as number;
+          if (line.text === '') {
+            line.y = piece.transform[5] as number;
+            line.x = piece.transform[4] as number;
+          }
           line.text += piece.str;
           line.size = Math.max(line.size, Math.abs(piece.transform[3] as number));
+          if (piece.str.trim() !== '')
+            line.fixed &&= styles[piece.fontName]?.fontFamily === 'monospace';
           if (piece.hasEOL) {
             lines.push(line);
-            line = { text: '', size: 0, y: 0 };
+            line = newLine();
           }
           size += Buffer.byteLength(piece.str) + 1;
         }
@@ -133,7 +183,11 @@ export async function pdfToText(
       lines.push(line);
       pages.push(
         lines
-          .map((l) => ({ ...l, text: l.text.replace(/\s+/g, ' ').trim() }))
+          // Code keeps its spacing; the line's start gives its indentation (codeBlock).
+          .map((l) => ({
+            ...l,
+            text: l.fixed ? l.text.trim() : l.text.replace(/\s+/g, ' ').trim(),
+          }))
           .filter((l) => l.text !== ''),
       );
       page.cleanup();
