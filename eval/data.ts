@@ -25,13 +25,16 @@ export const SPLITS = ['dev', 'test'] as const;
 export type Split = (typeof SPLITS)[number];
 
 /** The question sets `npm run eval` reports, each on its own. */
-export const SETS = ['A-dev', 'A-test', 'B'] as const;
+export const SETS = ['A-dev', 'A-test', 'B', 'CJK-dev'] as const;
 export type SetName = (typeof SETS)[number];
+
+/** The sets that may be tuned on (CJK-dev: eval/data-cjk.ts). */
+const DEV_SETS: SetName[] = ['A-dev', 'CJK-dev'];
 
 /** What `--set` accepts: a set's name, or dev (what may be tuned on) and test (all the rest). */
 export function setsNamed(name: string): SetName[] {
-  if (name === 'dev') return ['A-dev'];
-  if (name === 'test') return SETS.filter((s) => s !== 'A-dev');
+  if (name === 'dev') return DEV_SETS;
+  if (name === 'test') return SETS.filter((s) => !DEV_SETS.includes(s));
   const found = SETS.find((s) => s.toLowerCase() === name.toLowerCase());
   if (found === undefined)
     throw new Error(`--set: no set "${name}" (dev, test, ${SETS.join(', ')})`);

@@ -15,7 +15,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
-import { readCorpusB, readQuestionsB } from './data-b.js';
+import { readCorpusB, readQuestionsB, type QuestionB } from './data-b.js';
+import { readCorpusCjk, readQuestionsCjk } from './data-cjk.js';
 import {
   readCorpus,
   readQaPairs,
@@ -64,7 +65,7 @@ interface Asking {
   files: string[];
   keyFacts: string[];
   wrongIf: string[];
-  chatbot: 'docs' | 'qa' | 'b';
+  chatbot: 'docs' | 'qa' | 'b' | 'cjk';
   /** A question no source answers: the answer must say it could not find it. */
   unanswerable?: boolean;
 }
@@ -146,7 +147,24 @@ async function main(): Promise<void> {
   const pairs = readQaPairs();
   const uploadsB = await readCorpusB();
   const questionsB = readQuestionsB(uploadsB);
-  const formatOf = new Map(uploadsB.map((u) => [u.path, u.format]));
+  const uploadsCjk = await readCorpusCjk();
+  const questionsCjk = readQuestionsCjk(uploadsCjk);
+  const formatOf = new Map([...uploadsB, ...uploadsCjk].map((u) => [u.path, u.format]));
+  // Set B's form of question (also CJK-dev's), asked of the chatbot holding its uploads.
+  const uploadAsking = (q: QuestionB, set: SetName, chatbot: 'b' | 'cjk'): Asking => ({
+    id: q.id,
+    set,
+    kind: q.kind,
+    question: q.question,
+    ...(q.first ? { first: q.first } : {}),
+    file: q.file ?? '',
+    format: q.file === undefined ? '' : (formatOf.get(q.file) ?? ''),
+    files: q.file === undefined ? [''] : [q.file, ...(q.alsoIn ?? [])],
+    keyFacts: q.keyFacts ?? [],
+    wrongIf: q.wrongIf ?? [],
+    chatbot,
+    ...(q.kind === 'unanswerable' ? { unanswerable: true } : {}),
+  });
 
   const askings: Asking[] = [
     ...questions.map((q) => ({
@@ -192,20 +210,8 @@ async function main(): Promise<void> {
         chatbot: 'qa' as const,
         unanswerable: true,
       })),
-    ...questionsB.map((q) => ({
-      id: q.id,
-      set: 'B' as const,
-      kind: q.kind,
-      question: q.question,
-      ...(q.first ? { first: q.first } : {}),
-      file: q.file ?? '',
-      format: q.file === undefined ? '' : (formatOf.get(q.file) ?? ''),
-      files: q.file === undefined ? [''] : [q.file, ...(q.alsoIn ?? [])],
-      keyFacts: q.keyFacts ?? [],
-      wrongIf: q.wrongIf ?? [],
-      chatbot: 'b' as const,
-      ...(q.kind === 'unanswerable' ? { unanswerable: true } : {}),
-    })),
+    ...questionsB.map((q) => uploadAsking(q, 'B', 'b')),
+    ...questionsCjk.map((q) => uploadAsking(q, 'CJK-dev', 'cjk')),
   ];
   const shown = values.show ?? [];
   const sets: SetName[] = values.set ? [...new Set(values.set.flatMap(setsNamed))] : [...SETS];
@@ -220,6 +226,7 @@ async function main(): Promise<void> {
     docs: groundOf(corpus.map((f) => ({ doc: f.path, text: f.text }))),
     qa: groundOf(pairs.map((p) => ({ doc: `qa:${p.id}`, text: `${p.question}\n\n${p.answer}` }))),
     b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
+    cjk: groundOf(uploadsCjk.map((u) => ({ doc: u.path, text: u.text }))),
   };
 
   const embeddings = values.embeddings;
@@ -241,6 +248,12 @@ async function main(): Promise<void> {
         uploadsB.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
       );
     }
+    if (needs.has('cjk')) {
+      bots.cjk = await service.uploadsChatbot(
+        'Eval: Chinese and Japanese documentation',
+        uploadsCjk.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
+      );
+    }
     await service.settled(); // every chunk embedded before the first question
     const ingested = performance.now();
     for (const asking of selected) {
@@ -256,7 +269,8 @@ async function main(): Promise<void> {
     console.log(
       `chatbridge eval: set A ${corpus.length} markdown files (${Math.round(words / 1000)}k words), ` +
         `${questions.length} questions, ${pairs.length} Q&A pairs; set B ${uploadsB.length} files ` +
-        `(${formats}), ${questionsB.length} questions; extractive answers (no LLM). ` +
+        `(${formats}), ${questionsB.length} questions; set CJK-dev ${uploadsCjk.length} files, ` +
+        `${questionsCjk.length} questions; extractive answers (no LLM). ` +
         `Ingest ${((ingested - started) / 1000).toFixed(1)} s, asking ${((performance.now() - ingested) / 1000).toFixed(1)} s.`,
     );
   } finally {
