@@ -9,15 +9,17 @@ import { stemmer } from 'stemmer';
 
 const lists = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 /**
- * Words a Chinese or Japanese question is framed with that stopwords-iso's lists lack, as
- * English's list holds "how", "whether" and "not": "a way to" (方法, 办法), "tell me" (教え),
- * "may I ask" (请问), "whether" (是否), "is there" (有没有), "not" (没有). They say that
- * something is asked, not what.
+ * Chinese and Japanese function words stopwords-iso's lists lack though its English list holds
+ * their English ("way", "tell", "please ask", "whether", "not", "such", "after", "before",
+ * "done", "know"): they say that something is asked, or when, not what about.
  */
-const QUESTION_FRAME = ['方法', '办法', '教え', '请问', '是否', '有没有', '没有'];
+const FUNCTION_WORDS = [
+  ...['方法', '办法', '教え', '请问', '是否', '有没有', '没有', '这种', '那种'],
+  ...['之后', '以后', '之前', '以前', '完了', '知道'],
+];
 const STOPWORDS = new Set([
   ...['en', 'zh', 'ja', 'ko'].flatMap((language) => lists[language] ?? []),
-  ...QUESTION_FRAME,
+  ...FUNCTION_WORDS,
 ]);
 const CJK_CHARS = '\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff';
 const CJK = new RegExp(`[${CJK_CHARS}]`);
@@ -181,6 +183,8 @@ export function termsOf(text: string): string[] {
 
 /** Chinese characters (kanji in Japanese): each one a word's root, with a meaning of its own. */
 const HAN = /\p{Script=Han}/gu;
+/** The first code point of CJK_CHARS: no word of another script starts at or above it. */
+const CJK_FIRST = 0x3040;
 
 /**
  * Every stem of a text (stopwords too), for matching a question's terms against a passage;
@@ -189,8 +193,12 @@ const HAN = /\p{Script=Han}/gu;
 export function stemsOf(text: string): Set<string> {
   // Each distinct word stemmed once: a chunk says "the" and its topic words many times.
   const stemmed = new Set<string>();
-  for (const word of new Set(wordsOf(text))) stemmed.add(stemOf(word));
-  if (hasCjk(text)) for (const char of text.normalize('NFKC').match(HAN) ?? []) stemmed.add(char);
+  let cjk = false;
+  for (const word of new Set(wordsOf(text))) {
+    stemmed.add(stemOf(word));
+    cjk ||= word.charCodeAt(0) >= CJK_FIRST; // a CJK pair: the text holds CJK
+  }
+  if (cjk) for (const char of text.normalize('NFKC').match(HAN) ?? []) stemmed.add(char);
   return stemmed;
 }
 

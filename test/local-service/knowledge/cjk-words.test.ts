@@ -28,7 +28,7 @@ describe('CJK question words', () => {
     expect(weightOf(question, ['変更'])).toBeCloseTo(1);
   });
 
-  it('leaves out the words a question is framed with, keeping what it asks about', () => {
+  it('leaves out the function words a question is framed with, keeping what it asks about', () => {
     const words = asked('Hikari のインストール方法を教えてください').map((w) => w.word);
     expect(words).toContain('hikari');
     expect(words).toContain('スト');
