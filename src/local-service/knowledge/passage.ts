@@ -3,7 +3,7 @@
 // and cleaned of markup (markdown.ts). The best window is the run of whole units, about an
 // answer long, that holds the most of the question's weight: where its words stand together.
 import { type Block, blocksOf } from './markdown.js';
-import { characterCredit, hasCjk, stemsOf, withoutLinkTargets } from './words.js';
+import { characterCredit, isCjkWord, stemsOf, withoutLinkTargets } from './words.js';
 
 /**
  * Words an answer's window may hold: a chat message read at a glance, a little shorter than
@@ -94,7 +94,7 @@ export function weighedIn(weights: Weights, ...held: ReadonlySet<string>[]): num
   for (const [term, weight] of weights) {
     total += weight;
     if (held.some((stems) => stems.has(term))) found += weight;
-    else if (hasCjk(term)) found += CHARACTER_CREDIT * characterCredit(term, held) * weight;
+    else if (isCjkWord(term)) found += CHARACTER_CREDIT * characterCredit(term, held) * weight;
   }
   return total === 0 ? 0 : found / total;
 }

@@ -22,6 +22,10 @@ const STOPWORDS = new Set([
   ...FUNCTION_WORDS,
 ]);
 const CJK_CHARS = '\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff';
+/** The first code point of CJK_CHARS: no word of another script starts at or above it. */
+const CJK_FIRST = 0x3040;
+/** Whether a word (as wordsOf gives it) is CJK: one look at its first character. */
+export const isCjkWord = (word: string): boolean => word.charCodeAt(0) >= CJK_FIRST;
 const CJK = new RegExp(`[${CJK_CHARS}]`);
 const CJK_RUNS = new RegExp(`[${CJK_CHARS}]+`, 'g');
 const LATIN_WORD = /^[a-z0-9]+$/;
@@ -183,8 +187,7 @@ export function termsOf(text: string): string[] {
 
 /** Chinese characters (kanji in Japanese): each one a word's root, with a meaning of its own. */
 const HAN = /\p{Script=Han}/gu;
-/** The first code point of CJK_CHARS: no word of another script starts at or above it. */
-const CJK_FIRST = 0x3040;
+
 
 /**
  * Every stem of a text (stopwords too), for matching a question's terms against a passage;
@@ -196,7 +199,7 @@ export function stemsOf(text: string): Set<string> {
   let cjk = false;
   for (const word of new Set(wordsOf(text))) {
     stemmed.add(stemOf(word));
-    cjk ||= word.charCodeAt(0) >= CJK_FIRST; // a CJK pair: the text holds CJK
+    cjk ||= isCjkWord(word); // a CJK pair: the text holds CJK
   }
   if (cjk) for (const char of text.normalize('NFKC').match(HAN) ?? []) stemmed.add(char);
   return stemmed;
