@@ -188,7 +188,6 @@ export function termsOf(text: string): string[] {
 /** Chinese characters (kanji in Japanese): each one a word's root, with a meaning of its own. */
 const HAN = /\p{Script=Han}/gu;
 
-
 /**
  * Every stem of a text (stopwords too), for matching a question's terms against a passage;
  * with CJK, its Chinese characters one by one as well (see characterCredit).
