@@ -15,7 +15,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
-import { readCorpusB, readQuestionsB } from './data-b.js';
+import { readCorpusB, readQuestionsB, type QuestionB } from './data-b.js';
+import { readCorpusCjk, readQuestionsCjk } from './data-cjk.js';
 import { FILE_FORMATS, type FileFormat, judgeableIn, readCorpusAs } from './data-files.js';
 import {
   readCorpus,
@@ -54,6 +55,24 @@ const { values } = parseArgs({
   allowPositionals: true,
 });
 
+type Chatbot = 'docs' | 'qa' | 'b' | 'cjk' | FileFormat;
+
+/**
+ * Which service (which SQLite file) a chatbot lives in. A word's rarity is counted over every
+ * chatbot of a service, so the sets added later search their own file and leave the figures of
+ * A and B as they were measured before them.
+ */
+const SERVICE_OF: Record<Chatbot, 'main' | 'files' | 'cjk'> = {
+  docs: 'main',
+  qa: 'main',
+  b: 'main',
+  cjk: 'cjk',
+  pdf: 'files',
+  docx: 'files',
+  html: 'files',
+  text: 'files',
+};
+
 interface Asking {
   id: string;
   set: SetName;
@@ -66,7 +85,7 @@ interface Asking {
   files: string[];
   keyFacts: string[];
   wrongIf: string[];
-  chatbot: 'docs' | 'qa' | 'b' | FileFormat;
+  chatbot: Chatbot;
   /** A question no source answers: the answer must say it could not find it. */
   unanswerable?: boolean;
 }
@@ -149,9 +168,26 @@ async function main(): Promise<void> {
   const unanswerable = readUnanswerable();
   const uploadsB = await readCorpusB();
   const questionsB = readQuestionsB(uploadsB);
-  const formatOf = new Map(uploadsB.map((u) => [u.path, u.format]));
+  const uploadsCjk = await readCorpusCjk();
+  const questionsCjk = readQuestionsCjk(uploadsCjk);
+  const formatOf = new Map([...uploadsB, ...uploadsCjk].map((u) => [u.path, u.format]));
   const asFiles = await Promise.all(FILE_FORMATS.map((format) => readCorpusAs(corpus, format)));
   let unjudgeable = 0;
+  // Set B's form of question (also CJK-dev's), asked of the chatbot holding its uploads.
+  const uploadAsking = (q: QuestionB, set: SetName, chatbot: 'b' | 'cjk'): Asking => ({
+    id: q.id,
+    set,
+    kind: q.kind,
+    question: q.question,
+    ...(q.first ? { first: q.first } : {}),
+    file: q.file ?? '',
+    format: q.file === undefined ? '' : (formatOf.get(q.file) ?? ''),
+    files: q.file === undefined ? [''] : [q.file, ...(q.alsoIn ?? [])],
+    keyFacts: q.keyFacts ?? [],
+    wrongIf: q.wrongIf ?? [],
+    chatbot,
+    ...(q.kind === 'unanswerable' ? { unanswerable: true } : {}),
+  });
 
   const askings: Asking[] = [
     ...questions.map((q) => ({
@@ -230,20 +266,8 @@ async function main(): Promise<void> {
           chatbot: files.format,
         })),
     ),
-    ...questionsB.map((q) => ({
-      id: q.id,
-      set: 'B' as const,
-      kind: q.kind,
-      question: q.question,
-      ...(q.first ? { first: q.first } : {}),
-      file: q.file ?? '',
-      format: q.file === undefined ? '' : (formatOf.get(q.file) ?? ''),
-      files: q.file === undefined ? [''] : [q.file, ...(q.alsoIn ?? [])],
-      keyFacts: q.keyFacts ?? [],
-      wrongIf: q.wrongIf ?? [],
-      chatbot: 'b' as const,
-      ...(q.kind === 'unanswerable' ? { unanswerable: true } : {}),
-    })),
+    ...questionsB.map((q) => uploadAsking(q, 'B', 'b')),
+    ...questionsCjk.map((q) => uploadAsking(q, 'CJK-dev', 'cjk')),
   ];
   const shown = values.show ?? [];
   const sets: SetName[] = values.set ? [...new Set(values.set.flatMap(setsNamed))] : [...SETS];
@@ -258,6 +282,7 @@ async function main(): Promise<void> {
     docs: groundOf(corpus.map((f) => ({ doc: f.path, text: f.text }))),
     qa: groundOf(pairs.map((p) => ({ doc: `qa:${p.id}`, text: `${p.question}\n\n${p.answer}` }))),
     b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
+    cjk: groundOf(uploadsCjk.map((u) => ({ doc: u.path, text: u.text }))),
     ...(Object.fromEntries(
       asFiles.map((files) => [
         files.format,
@@ -269,36 +294,65 @@ async function main(): Promise<void> {
   const embeddings = values.embeddings;
   if (embeddings !== undefined && values['embeddings-model'] === undefined)
     throw new Error('--embeddings-model: is required with --embeddings');
-  const service = await EvalService.start(
-    embeddings === undefined ? undefined : { url: embeddings, model: values['embeddings-model']! },
-  );
+  const withEmbeddings =
+    embeddings === undefined ? undefined : { url: embeddings, model: values['embeddings-model']! };
   if (embeddings !== undefined) console.log(`With embeddings: ${embeddings}\n`);
-  const outcomes: Outcome[] = [];
-  try {
-    const needs = new Set(selected.map((a) => a.chatbot));
-    const bots: Partial<Record<Asking['chatbot'], string>> = {};
-    if (needs.has('docs')) bots.docs = await service.docsChatbot(corpus);
-    if (needs.has('qa')) bots.qa = await service.qaChatbot(pairs);
-    if (needs.has('b')) {
-      bots.b = await service.uploadsChatbot(
+  const needs = [...new Set(selected.map((a) => a.chatbot))];
+  const groups = [...new Set(needs.map((chatbot) => SERVICE_OF[chatbot]))];
+  const services = new Map(
+    await Promise.all(
+      groups.map(async (group) => [group, await EvalService.start(withEmbeddings)] as const),
+    ),
+  );
+  const serviceOf = (chatbot: Chatbot) => services.get(SERVICE_OF[chatbot])!;
+  const create: Record<Chatbot, () => Promise<string>> = {
+    docs: () => serviceOf('docs').docsChatbot(corpus),
+    qa: () => serviceOf('qa').qaChatbot(pairs),
+    b: () =>
+      serviceOf('b').uploadsChatbot(
         'Eval: other documentation',
         uploadsB.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
-      );
-    }
-    for (const files of asFiles) {
-      if (!needs.has(files.format)) continue;
-      bots[files.format] = await service.uploadsChatbot(
-        `Eval: documentation as ${files.format} files`,
-        corpus.map((f) => {
-          const upload = files.byCorpusPath.get(f.path)!;
-          const fileName = upload.path.replace('/', '-');
-          return { doc: f.path, fileName, bytes: upload.bytes, contentType: upload.contentType };
-        }),
-      );
-    }
-    await service.settled(); // every chunk embedded before the first question
+      ),
+    cjk: () =>
+      serviceOf('cjk').uploadsChatbot(
+        'Eval: Chinese and Japanese documentation',
+        uploadsCjk.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
+      ),
+    ...(Object.fromEntries(
+      asFiles.map((files) => [
+        files.format,
+        () =>
+          serviceOf(files.format).uploadsChatbot(
+            `Eval: documentation as ${files.format} files`,
+            corpus.map((f) => {
+              const upload = files.byCorpusPath.get(f.path)!;
+              const fileName = upload.path.replace('/', '-');
+              return {
+                doc: f.path,
+                fileName,
+                bytes: upload.bytes,
+                contentType: upload.contentType,
+              };
+            }),
+          ),
+      ]),
+    ) as Record<FileFormat, () => Promise<string>>),
+  };
+  const outcomes: Outcome[] = [];
+  try {
+    const bots: Partial<Record<Chatbot, string>> = {};
+    // One service's chatbots one after another (their chunks' order as it always was), the
+    // services side by side.
+    await Promise.all(
+      groups.map(async (group) => {
+        for (const chatbot of needs.filter((c) => SERVICE_OF[c] === group))
+          bots[chatbot] = await create[chatbot]();
+        await services.get(group)!.settled(); // every chunk embedded before the first question
+      }),
+    );
     const ingested = performance.now();
     for (const asking of selected) {
+      const service = serviceOf(asking.chatbot);
       const session = await service.newSession(bots[asking.chatbot]!);
       const firstAnswer = asking.first
         ? (await service.ask(session, asking.first)).answer
@@ -311,13 +365,14 @@ async function main(): Promise<void> {
     console.log(
       `chatbridge eval: set A ${corpus.length} markdown files (${Math.round(words / 1000)}k words), ` +
         `${questions.length} questions, ${pairs.length} Q&A pairs; set B ${uploadsB.length} files ` +
-        `(${formats}), ${questionsB.length} questions; set A-dev-files: A-dev over A as ` +
+        `(${formats}), ${questionsB.length} questions; set CJK-dev ${uploadsCjk.length} files, ` +
+        `${questionsCjk.length} questions; set A-dev-files: A-dev over A as ` +
         `${FILE_FORMATS.join(', ')} files (${unjudgeable} not judgeable there: a key fact ` +
         `written with markup); extractive answers (no LLM). ` +
         `Ingest ${((ingested - started) / 1000).toFixed(1)} s, asking ${((performance.now() - ingested) / 1000).toFixed(1)} s.`,
     );
   } finally {
-    await service.close();
+    for (const service of services.values()) await service.close();
     for (const ground of Object.values(grounds)) {
       ground.floor.close();
       ground.cjkFloor.close();

@@ -170,7 +170,7 @@ function endingProblem(sentence: string, corpus: string): Problem | undefined {
 }
 
 /** Whether the whole answer stops where a sentence, a code block, a list item or a table ends. */
-const CLEAN_END = /(?:[.!?…]["'”’)\]*_`]*|```|~~~|\|)$/;
+const CLEAN_END = /(?:[.!?…。！？]["'”’)\]*_`]*|```|~~~|\|)$/;
 
 /**
  * Whether an answer's last line, though it has no closing mark, stops where its source's line

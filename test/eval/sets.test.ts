@@ -51,7 +51,8 @@ describe('set A\u2019s dev/test split', () => {
 
 describe('--set', () => {
   it('names dev (what may be tuned on), test (everything else) and each set', () => {
-    expect(setsNamed('dev')).toEqual(['A-dev', 'A-dev-files']);
+    expect(setsNamed('dev')).toEqual(['A-dev', 'A-dev-files', 'CJK-dev']);
+    expect(setsNamed('cjk-dev')).toEqual(['CJK-dev']);
     expect(setsNamed('test')).toEqual(['A-test', 'B']);
     expect(setsNamed('b')).toEqual(['B']);
     expect(() => setsNamed('train')).toThrow(/no set "train"/);

@@ -3,13 +3,19 @@
 // and cleaned of markup (markdown.ts). The best window is the run of whole units, about an
 // answer long, that holds the most of the question's weight: where its words stand together.
 import { type Block, blocksOf } from './markdown.js';
-import { stemsOf, withoutLinkTargets } from './words.js';
+import { characterCredit, isCjkWord, stemsOf, withoutLinkTargets } from './words.js';
 
 /**
  * Words an answer's window may hold: a chat message read at a glance, a little shorter than
  * the ~150-word passages of the plain FTS5 floor. A single unit longer than this is kept whole.
  */
 const ANSWER_WORDS = 120;
+/**
+ * What a CJK pair of the question earns when the passage holds only its Chinese characters
+ * (words.ts characterCredit): half, as a shared character is evidence of the same word, not
+ * proof of it.
+ */
+const CHARACTER_CREDIT = 0.5;
 
 export interface Unit {
   kind: 'sentence' | 'item' | 'row' | 'code';
@@ -88,13 +94,14 @@ export function weighedIn(weights: Weights, ...held: ReadonlySet<string>[]): num
   for (const [term, weight] of weights) {
     total += weight;
     if (held.some((stems) => stems.has(term))) found += weight;
+    else if (isCjkWord(term)) found += CHARACTER_CREDIT * characterCredit(term, held) * weight;
   }
   return total === 0 ? 0 : found / total;
 }
 
 /**
  * The window of whole units that holds the most of the question: it opens on a unit holding a
- * question term and reads on while it fits ANSWER_WORDS; a lead-in ending in ":" brings what
+ * question term and reads on while it fits ANSWER_WORDS; a lead-in ending in a colon brings what
  * it introduces even past the budget. Ties go to the earlier window. `context` (the heading
  * path and title) counts for every window alike.
  */
@@ -105,7 +112,8 @@ export function bestWindow(units: Unit[], weights: Weights, context: ReadonlySet
     const taken = [first];
     let words = first.words;
     for (const next of units.slice(start + 1)) {
-      const introduced = /:\s*$/.test(taken.at(-1)!.text);
+      // A lead-in ends in a colon, full-width in CJK text ("使用方式：").
+      const introduced = /[:：]\s*$/.test(taken.at(-1)!.text);
       if (words + next.words > ANSWER_WORDS && !introduced) break;
       taken.push(next);
       words += next.words;

@@ -146,15 +146,16 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     // A question made only of common words ("what does it say about opens at nine?") is
     // searched by those of them that tell chunks apart: the list is a default, not a reason
     // to ignore a question.
-    const topical = words.some((word) => !isStopword(word));
-    for (const word of words) {
+    const topical = words.some(({ word }) => !isStopword(word));
+    for (const { word, share } of words) {
       if (topical && isStopword(word)) continue;
       if (!topical && !telling(dfOf(word), total)) continue;
       const known = wordCounts.spelled(word);
       const stem = stemOf(known.word);
       if (skip.has(stem)) continue;
       skip.add(stem);
-      terms.push({ stem, word: known.word, weight: weight * idf(known.df, total), df: known.df });
+      const termWeight = weight * share * idf(known.df, total);
+      terms.push({ stem, word: known.word, weight: termWeight, df: known.df });
     }
     return terms;
   }
