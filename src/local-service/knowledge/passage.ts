@@ -33,7 +33,7 @@ export interface Window {
   coverage: number;
 }
 
-/** Question terms and their weights (rarity; a previous question's terms count less). */
+/** Question terms and their weights (rarity; a previous question's terms count at most as much). */
 export type Weights = ReadonlyMap<string, number>;
 
 const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });

@@ -44,8 +44,8 @@ export interface SearchOptions {
   /** Most passages returned. Default 5. */
   limit?: number;
   /**
-   * The conversation's previous turn: its question's words join the search at a lower weight,
-   * so a follow-up like "and how do I install it?" finds its topic; the sources its answer
+   * The conversation's previous turn: its question's words join the search at a lower weight
+   * (as much as the question's own when that finds nothing to trust), so a follow-up like "and how do I install it?" finds its topic; the sources its answer
    * cited break ties.
    */
   previous?: { query: string; sources?: readonly string[] };
