@@ -1,10 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { relative } from 'node:path';
+import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Two projects. `unit` runs in this process's workers only: loopback fakes, the local service
 // in-process, fake or injected clocks, no child process and no file over 10 MB
 // (`npm run test:unit`). `system` is what needs more: child processes (the CLI, service
 // processes killed mid-write), a real Redis server, and hostile files (bombs) against the
-// extraction limits. `npm test` runs both.
+// extraction limits. `npm test` runs both, in one pool (CHATBRIDGE_TEST_POOL below).
 const system = [
   // Child processes.
   'test/admin/cli-export.test.ts',
@@ -26,6 +28,60 @@ const system = [
   'test/local-service/knowledge/extract-pool.test.ts',
 ];
 
+// The files that take longest, longest first, mostly waiting on child processes, Redis and
+// fake-time steps: started first, their waits overlap the many short files. Without this a
+// fresh clone (no timings cached yet) runs larger files first, and these ran last, one fork
+// idle beside them.
+const startFirst = [
+  'test/slack/replicas-intake.test.ts',
+  'test/local-service/processes.test.ts',
+  'test/local-service/knowledge/extract-pool.test.ts',
+  'test/discord/replicas-intake.test.ts',
+  'test/console/console-e2e.test.ts',
+  'test/local-service/hostile-files.test.ts',
+  'test/slack/load.test.ts',
+  'test/state/redis.test.ts',
+];
+
+class StartFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = startFirst.indexOf(relative(file.project.config.root, file.moduleId));
+      return at < 0 ? startFirst.length : at;
+    };
+    return (await super.sort(files))
+      .map((file, order) => ({ file, order }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order)
+      .map(({ file }) => file);
+  }
+}
+
+// `npm test` sets CHATBRIDGE_TEST_POOL=one: every file in one pool, as one project. vitest runs
+// projects one after another (each its own forks, the libraries imported again, a fork idle
+// while the other finishes the project's last file); in one pool a system file's waits on
+// child processes overlap unit files, and each fork imports the libraries once.
+const onePool = process.env.CHATBRIDGE_TEST_POOL === 'one';
+
+const projects: TestProjectConfiguration[] = [
+  {
+    extends: true,
+    test: {
+      name: 'unit',
+      include: ['test/**/*.test.ts'],
+      exclude: system,
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'system',
+      include: system,
+      // The CLI's child processes start from JavaScript built once for the run.
+      globalSetup: ['test/build-once.ts'],
+    },
+  },
+];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -38,24 +94,9 @@ export default defineConfig({
     // time is waiting on loopback servers, child processes and timers, not on the CPU.
     poolOptions: { forks: { isolate: false, minForks: 1, maxForks: 2 } },
     reporters: ['default'],
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/**/*.test.ts'],
-          exclude: system,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'system',
-          include: system,
-          // The CLI's child processes start from JavaScript built once for the run.
-          globalSetup: ['test/build-once.ts'],
-        },
-      },
-    ],
+    sequence: { sequencer: StartFirst },
+    ...(onePool
+      ? { include: ['test/**/*.test.ts'], globalSetup: ['test/build-once.ts'] }
+      : { projects }),
   },
 });

@@ -6,6 +6,13 @@
 import { ESLint } from 'eslint';
 import ts from 'typescript';
 
+/** The files tsconfig.build.json compiles (src/ and adapters/). */
+function builtFiles(host: ts.ParseConfigFileHost): Set<string> {
+  const build = ts.getParsedCommandLineOfConfigFile('tsconfig.build.json', {}, host);
+  if (build === undefined) throw new Error('tsconfig.build.json: cannot be read');
+  return new Set(build.fileNames);
+}
+
 function checkedProgram(): { program: ts.Program; failed: boolean } {
   const host: ts.ParseConfigFileHost = {
     ...ts.sys,
@@ -16,7 +23,20 @@ function checkedProgram(): { program: ts.Program; failed: boolean } {
   const config = ts.getParsedCommandLineOfConfigFile('tsconfig.json', { noEmit: true }, host);
   if (config === undefined) throw new Error('tsconfig.json: cannot be read');
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
-  const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program)];
+  // What ts.getPreEmitDiagnostics reports, but declaration diagnostics (a declaration emit per
+  // file) only for the files `npm run build` emits: tests, bench and eval are never emitted.
+  const built = builtFiles(host);
+  const diagnostics = ts.sortAndDeduplicateDiagnostics([
+    ...config.errors,
+    ...program.getOptionsDiagnostics(),
+    ...program.getSyntacticDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...program.getSemanticDiagnostics(),
+    ...program
+      .getSourceFiles()
+      .filter((file) => built.has(file.fileName))
+      .flatMap((file) => program.getDeclarationDiagnostics(file)),
+  ]);
   if (diagnostics.length > 0) {
     process.stdout.write(
       ts.formatDiagnosticsWithColorAndContext(diagnostics, {

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
+import type { RedisClient } from '../../src/state/keyv.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../src/local-service/index.js';
 import { fromArray } from '../../src/local-service/pieces.js';
@@ -40,7 +41,7 @@ let scripted: ScriptedService | undefined;
 let client: ServiceClient;
 let chatbot: string;
 let state: State;
-let raw: ReturnType<typeof createClient>;
+let raw: RedisClient;
 /** One server per shard: a message there reaches only the process holding that shard. */
 const servers: { guildId: string; textChannel: FakeChannel }[] = [];
 const replicas: Replica[] = [];
@@ -155,7 +156,7 @@ beforeAll(async () => {
   scripted = await startScriptedService(answer);
   ({ service, client, chatbot } = scripted);
   state = await openState(redis.url);
-  raw = createClient({ url: redis.url });
+  raw = createClient({ url: redis.url }) as unknown as RedisClient; // see RedisClient
   await raw.connect();
   await Promise.all([0, 1, 2].map((shard) => startReplica(shard)));
 }, 90_000);

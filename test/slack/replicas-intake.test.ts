@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'redis';
+import type { RedisClient } from '../../src/state/keyv.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalService } from '../../src/local-service/index.js';
 import { fromArray } from '../../src/local-service/pieces.js';
@@ -44,7 +45,7 @@ let scripted: ScriptedService | undefined;
 let client: ServiceClient;
 let chatbot: string;
 let state: State;
-let raw: ReturnType<typeof createClient>;
+let raw: RedisClient;
 const replicas: Replica[] = [];
 
 /** The answer a question gets; the one marked HOLD waits after its first words until released. */
@@ -193,7 +194,7 @@ beforeAll(async () => {
   scripted = await startScriptedService(answer);
   ({ service, client, chatbot } = scripted);
   state = await openState(redis.url);
-  raw = createClient({ url: redis.url });
+  raw = createClient({ url: redis.url }) as unknown as RedisClient; // see RedisClient
   // Redis is stopped on purpose below: this client reconnects quietly.
   raw.on('error', () => {});
   await raw.connect();

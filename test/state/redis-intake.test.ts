@@ -2,18 +2,19 @@
 // pending for this replica; a live holder keeps it; a dead one (no renewals) loses it to
 // XAUTOCLAIM once the lease ran out on Redis's clock; finish() acknowledges and deletes it.
 import { createClient } from 'redis';
+import type { RedisClient } from '../../src/state/keyv.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState, type State } from '../../src/state/index.js';
 import { hasRedisServer, startRedisServer, type RedisServer } from './redis-server.js';
 
 let server: RedisServer | undefined;
-let raw: ReturnType<typeof createClient> | undefined;
+let raw: RedisClient | undefined;
 const states: State[] = [];
 
 beforeAll(async () => {
   if (!hasRedisServer) return;
   server = await startRedisServer();
-  raw = createClient({ url: server.url });
+  raw = createClient({ url: server.url }) as unknown as RedisClient; // see RedisClient
   await raw.connect();
 });
 
