@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
-# The same steps CI runs (.ci/run): npm ci, npm run build; then the runtime installs with
-# npm ci --omit=dev. better-sqlite3 (the one native module) builds from source where no prebuilt
-# binary can be fetched, so the build tools are present while installing and removed in the same
-# layer.
+# The same steps CI runs (.ci/run): npm ci, npm run build, npm prune --omit=dev; the runtime stage
+# takes the pruned node_modules. better-sqlite3 (the one native module) compiles SQLite from
+# source where no prebuilt binary can be fetched, which is most of an install's time: it is built
+# once, here, and both stages are the same image, so the binary runs in the runtime stage, which
+# needs no compiler.
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
@@ -13,16 +14,13 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY adapters ./adapters
-RUN npm run build
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
-  && npm ci --omit=dev --no-audit --no-fund \
-  && apt-get purge -y python3 make g++ && apt-get autoremove -y \
-  && rm -rf /var/lib/apt/lists/* /root/.npm
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY README.md .env.example ./
 COPY docs ./docs
