@@ -188,7 +188,13 @@ describe.skipIf(!hasRedisServer)('redis store', () => {
   });
 
   it('locks: after the maximum lifetime the lock is released and the job aborted', async () => {
-    const state = await open({ keyPrefix: unique('life'), lockTtlMs: 100, maxLockLifetimeMs: 300 });
+    // The lease is renewed past its TTL until the lifetime runs out: a TTL long enough that a
+    // busy machine's late renewal does not lose it first (100 ms did, on CI's 2 loaded cores).
+    const state = await open({
+      keyPrefix: unique('life'),
+      lockTtlMs: 500,
+      maxLockLifetimeMs: 1_500,
+    });
     const thread = unique('thread');
     const aborted = deferred<unknown>();
     void state.locks.run(thread, (signal) => {
