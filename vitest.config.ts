@@ -24,8 +24,8 @@ const system = [
   'test/state/rate-budget.test.ts',
   // Bombs and the extraction limits they cross.
   'test/local-service/hostile-files.test.ts',
-  'test/local-service/knowledge/extract-limits.test.ts',
-  'test/local-service/knowledge/extract-pool.test.ts',
+  'test/local-service/extraction/extract-limits.test.ts',
+  'test/local-service/extraction/extract-pool.test.ts',
 ];
 
 // The files that take longest, longest first, mostly waiting on child processes, Redis and
@@ -35,7 +35,7 @@ const system = [
 const startFirst = [
   'test/slack/replicas-intake.test.ts',
   'test/local-service/processes.test.ts',
-  'test/local-service/knowledge/extract-pool.test.ts',
+  'test/local-service/extraction/extract-pool.test.ts',
   'test/discord/replicas-intake.test.ts',
   'test/console/console-e2e.test.ts',
   'test/local-service/hostile-files.test.ts',

@@ -21,9 +21,9 @@ export interface DefaultKnowledgeOptions {
   maxFetchBytes: number;
   fetchTimeoutMs: number;
   llm?: LlmOptions;
-  /** Converter processes and limits of text extraction (see knowledge/extract-pool.ts). */
+  /** Converter processes and limits of text extraction (see extraction/extract-pool.ts). */
   extraction?: ExtractionPoolOptions;
-  /** Most text taken from one file or page (see textLimitFor in knowledge/extract.ts). */
+  /** Most text taken from one file or page (see textLimitFor in extraction/extract.ts). */
   maxTextBytes?: number;
 }
 

@@ -1,7 +1,7 @@
 // What a local service can be told at start, with the defaults that apply when it is not.
 import type { Logger } from '../log.js';
 import type { KnowledgePort } from './knowledge-port.js';
-import type { ExtractionPoolOptions } from './knowledge/extract-pool.js';
+import type { ExtractionPoolOptions } from './extraction/extract-pool.js';
 import type { ServiceMetrics } from './ops.js';
 
 /** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */

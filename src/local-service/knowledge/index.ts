@@ -6,10 +6,10 @@ export {
   type ExtractInput,
   type ExtractOptions,
   type ExtractedText,
-} from './extract.js';
-export { EXTRACTION_DEFAULTS, ExtractionPool, type ExtractionPoolOptions } from './extract-pool.js';
-export { fetchUrlText, type FetchUrlOptions, type FetchedText } from './fetch-url.js';
-export { isPrivateAddress } from './address-guard.js';
+} from '../extraction/extract.js';
+export { EXTRACTION_DEFAULTS, ExtractionPool, type ExtractionPoolOptions } from '../extraction/extract-pool.js';
+export { fetchUrlText, type FetchUrlOptions, type FetchedText } from '../extraction/fetch-url.js';
+export { isPrivateAddress } from '../extraction/address-guard.js';
 export { CHUNK_TOKENS, chunkText, countTokens } from './chunk.js';
 export { createKnowledgeIndex } from './search-index.js';
 export { prepareText, type PreparedText } from './chunk-store.js';

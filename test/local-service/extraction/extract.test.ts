@@ -4,7 +4,7 @@ import {
   extractText,
   UnsupportedFileTypeError,
 } from '../../../src/local-service/knowledge/index.js';
-import { buildDocx, buildPdf } from './fixtures.js';
+import { buildDocx, buildPdf } from '../knowledge/fixtures.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

@@ -3,8 +3,8 @@
 // Text is read as a stream per page, so a PDF whose content inflates to far more text than
 // allowed is stopped as soon as it passes maxTextBytes rather than after the whole page.
 import type { TextItem, TextStyle } from 'pdfjs-dist/types/src/display/api.js';
-import { fenced } from './markdown-source.js';
-import { ExtractionLimitError } from './types.js';
+import { fenced } from '../knowledge/markdown-source.js';
+import { ExtractionLimitError } from '../knowledge/types.js';
 
 /**
  * One line of a page as pdfjs laid it out: its text, its largest font size, its baseline, where

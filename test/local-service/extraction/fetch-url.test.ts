@@ -6,7 +6,7 @@ import {
   fetchUrlText,
   isPrivateAddress,
 } from '../../../src/local-service/knowledge/index.js';
-import { buildPdf } from './fixtures.js';
+import { buildPdf } from '../knowledge/fixtures.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -4,9 +4,9 @@
 // it loads the reader the kind needs, says the job has started (its clock starts then), and
 // answers with the result or the reason it failed. It ends with its parent: a service that dies
 // leaves no converter behind.
-import { prepareText, type PreparedText } from './chunk-store.js';
+import { prepareText, type PreparedText } from '../knowledge/chunk-store.js';
 import { convertFile, loadConverterFor, type ExtractedText, type FileKind } from './extract.js';
-import { ExtractionLimitError } from './types.js';
+import { ExtractionLimitError } from '../knowledge/types.js';
 
 export type ExtractTask =
   | { type: 'convert'; kind: FileKind; bytes: Uint8Array; maxTextBytes: number }

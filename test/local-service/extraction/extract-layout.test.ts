@@ -4,8 +4,8 @@
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
-import { docxToText } from '../../../src/local-service/knowledge/docx.js';
-import { pdfToText } from '../../../src/local-service/knowledge/pdf.js';
+import { docxToText } from '../../../src/local-service/extraction/docx.js';
+import { pdfToText } from '../../../src/local-service/extraction/pdf.js';
 
 async function pdf(write: (doc: PDFKit.PDFDocument) => void): Promise<Uint8Array> {
   const doc = new PDFDocument({ size: 'A4', margin: 56 });

@@ -12,11 +12,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { PreparedText } from './chunk-store.js';
+import type { PreparedText } from '../knowledge/chunk-store.js';
 import { converterEntry } from './converter-entry.js';
 import type { ExtractJob, ExtractReply, ExtractTask, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
-import { ExtractionLimitError } from './types.js';
+import { ExtractionLimitError } from '../knowledge/types.js';
 
 export interface ExtractionPoolOptions {
   /** Converter processes at most. Default: the machine's parallelism, from 1 to 4. */

@@ -7,9 +7,9 @@ import {
   extractText,
   textLimitFor,
 } from '../../../src/local-service/knowledge/index.js';
-import { checkDocxInflation } from '../../../src/local-service/knowledge/docx.js';
-import { docxBomb, jsonNestingBomb, pdfBomb } from './bombs.js';
-import { buildDocx } from './fixtures.js';
+import { checkDocxInflation } from '../../../src/local-service/extraction/docx.js';
+import { docxBomb, jsonNestingBomb, pdfBomb } from '../knowledge/bombs.js';
+import { buildDocx } from '../knowledge/fixtures.js';
 
 const MiB = 1024 * 1024;
 

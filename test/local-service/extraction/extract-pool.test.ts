@@ -11,10 +11,10 @@ import {
   type ExtractionPoolOptions,
   extractText,
 } from '../../../src/local-service/knowledge/index.js';
-import { pdfBomb } from './bombs.js';
-import { buildDocx, buildPdf } from './fixtures.js';
+import { pdfBomb } from '../knowledge/bombs.js';
+import { buildDocx, buildPdf } from '../knowledge/fixtures.js';
 
-const poolModule = new URL('../../../src/local-service/knowledge/extract-pool.ts', import.meta.url)
+const poolModule = new URL('../../../src/local-service/extraction/extract-pool.ts', import.meta.url)
   .href;
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
