@@ -1,17 +1,14 @@
-// The default knowledge side, built from the modules in ./knowledge: extraction, URL fetching,
-// and the extractive answer writer (or a language model when one is configured). Search is
+// The default knowledge side, built from ./extraction (files, pages and URL fetching) and
+// ./knowledge: the extractive answer writer (or a language model when one is configured). Search is
 // storage's part (FTS5 in the service's database, see knowledge/search-index.ts).
 import type { AnswerDraft, KnowledgePort } from './knowledge-port.js';
 import {
-  citedIn,
-  composeAnswer,
   ExtractionPool,
   extractText,
   fetchUrlText,
-  splitIntoPieces,
-  streamLlmAnswer,
   type ExtractionPoolOptions,
-} from './knowledge/index.js';
+} from './extraction/index.js';
+import { citedIn, composeAnswer, splitIntoPieces, streamLlmAnswer } from './knowledge/index.js';
 import { qaAnswer } from './knowledge/qa-answer.js';
 import type { LlmOptions } from './options.js';
 import { fromArray } from './pieces.js';

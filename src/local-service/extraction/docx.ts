@@ -6,7 +6,7 @@
 // to HTML (heading styles as <h1>…<h6>), read as html.ts reads any page.
 import yauzl from 'yauzl';
 import { htmlToText } from './html.js';
-import { ExtractionLimitError } from '../knowledge/types.js';
+import { ExtractionLimitError } from './errors.js';
 
 /** Total inflated bytes allowed for a .docx whose text may be at most maxTextBytes. */
 export const docxInflateLimit = (maxTextBytes: number): number => 5 * maxTextBytes;

@@ -16,7 +16,7 @@ import type { PreparedText } from '../knowledge/chunk-store.js';
 import { converterEntry } from './converter-entry.js';
 import type { ExtractJob, ExtractReply, ExtractTask, WorkerMessage } from './extract-worker.js';
 import type { ExtractedText, FileKind } from './extract.js';
-import { ExtractionLimitError } from '../knowledge/types.js';
+import { ExtractionLimitError } from './errors.js';
 
 export interface ExtractionPoolOptions {
   /** Converter processes at most. Default: the machine's parallelism, from 1 to 4. */

@@ -6,7 +6,7 @@
 // leaves no converter behind.
 import { prepareText, type PreparedText } from '../knowledge/chunk-store.js';
 import { convertFile, loadConverterFor, type ExtractedText, type FileKind } from './extract.js';
-import { ExtractionLimitError } from '../knowledge/types.js';
+import { ExtractionLimitError } from './errors.js';
 
 export type ExtractTask =
   | { type: 'convert'; kind: FileKind; bytes: Uint8Array; maxTextBytes: number }

@@ -2,7 +2,7 @@
 // with the content type as a hint when the name has none. Every file's text is capped
 // (textLimitFor); the converters that can blow up (PDF, .docx, HTML, CSV, JSON) run wherever
 // the caller says: the service runs them in child processes with a time and memory limit.
-import { ExtractionLimitError, UnsupportedFileTypeError } from '../knowledge/types.js';
+import { ExtractionLimitError, UnsupportedFileTypeError } from './errors.js';
 import { docxToText } from './docx.js';
 import { htmlToText } from './html.js';
 import { pdfToText } from './pdf.js';

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isPrivateAddress } from './address-guard.js';
 import { extractText, fileKind, type ExtractOptions, type FileKind } from './extract.js';
-import { FetchFailedError } from '../knowledge/types.js';
+import { FetchFailedError } from './errors.js';
 
 export interface FetchUrlOptions {
   /** Deadline for the whole fetch, redirects and body included. Default 15 000 ms. */

@@ -4,7 +4,7 @@
 // allowed is stopped as soon as it passes maxTextBytes rather than after the whole page.
 import type { TextItem, TextStyle } from 'pdfjs-dist/types/src/display/api.js';
 import { fenced } from '../knowledge/markdown-source.js';
-import { ExtractionLimitError } from '../knowledge/types.js';
+import { ExtractionLimitError } from './errors.js';
 
 /**
  * One line of a page as pdfjs laid it out: its text, its largest font size, its baseline, where

@@ -1,6 +1,5 @@
 // The contract between the local service's HTTP side (routes, storage, agents, streaming) and
-// its knowledge side (text extraction, URL fetching, chunking, FTS5 retrieval, answer writing).
-import { CodedError, ErrorCode } from '../../errors.js';
+// its knowledge side (chunking, FTS5 retrieval, answer writing).
 import type { CiteEntry } from '../../service/types.js';
 
 /** A data source's text, ready to be chunked and indexed. */
@@ -58,40 +57,6 @@ export interface KnowledgeIndex {
   rename(sourceUuid: string, title: string): Promise<void>;
   search(chatbotUuid: string, query: string, options?: SearchOptions): Promise<Passage[]>;
   close(): Promise<void>;
-}
-
-/** Thrown by text extraction for a file type it does not read (the route answers 415). */
-export class UnsupportedFileTypeError extends CodedError {
-  constructor(
-    readonly fileName: string,
-    readonly accepted: readonly string[],
-  ) {
-    super(
-      ErrorCode.FileTypeUnsupported,
-      `file type not allowed: "${fileName}"; accepted: ${accepted.join(' ')}`,
-    );
-  }
-}
-
-/**
- * A file refused by a limit of text extraction (text too long, a .docx inflating too far, too
- * slow, too much memory): the file is not damaged, it asks for more than is allowed.
- */
-export class ExtractionLimitError extends CodedError {
-  constructor(message: string) {
-    super(ErrorCode.ExtractionLimit, message);
-  }
-
-  static textTooLong(maxTextBytes: number): ExtractionLimitError {
-    return new ExtractionLimitError(`the extracted text would exceed ${maxTextBytes} bytes`);
-  }
-}
-
-/** Why a URL could not be read; becomes the data source's error reason. */
-export class FetchFailedError extends CodedError {
-  constructor(message: string) {
-    super(ErrorCode.FetchFailed, message);
-  }
 }
 
 /** An answer written from passages, before it is streamed. */

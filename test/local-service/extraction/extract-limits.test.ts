@@ -6,7 +6,7 @@ import {
   ExtractionLimitError,
   extractText,
   textLimitFor,
-} from '../../../src/local-service/knowledge/index.js';
+} from '../../../src/local-service/extraction/index.js';
 import { checkDocxInflation } from '../../../src/local-service/extraction/docx.js';
 import { docxBomb, jsonNestingBomb, pdfBomb } from '../knowledge/bombs.js';
 import { buildDocx } from '../knowledge/fixtures.js';

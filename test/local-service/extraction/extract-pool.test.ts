@@ -10,7 +10,7 @@ import {
   ExtractionPool,
   type ExtractionPoolOptions,
   extractText,
-} from '../../../src/local-service/knowledge/index.js';
+} from '../../../src/local-service/extraction/index.js';
 import { pdfBomb } from '../knowledge/bombs.js';
 import { buildDocx, buildPdf } from '../knowledge/fixtures.js';
 

@@ -3,7 +3,7 @@ import {
   ACCEPTED_EXTENSIONS,
   extractText,
   UnsupportedFileTypeError,
-} from '../../../src/local-service/knowledge/index.js';
+} from '../../../src/local-service/extraction/index.js';
 import { buildDocx, buildPdf } from '../knowledge/fixtures.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -5,7 +5,7 @@ import {
   FetchFailedError,
   fetchUrlText,
   isPrivateAddress,
-} from '../../../src/local-service/knowledge/index.js';
+} from '../../../src/local-service/extraction/index.js';
 import { buildPdf } from '../knowledge/fixtures.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
