@@ -37,7 +37,9 @@ export function settingsOf(use: SettingUse): Setting[] {
   return SETTINGS.filter((s) => s.use.includes(use));
 }
 
-const warnedOldNames = new Set<string>();
+/** The old names each warning function was told of: the process's own once per process, and
+ * one a caller passes (a test, a command's output) told afresh, whatever ran before it. */
+const warnedOldNames = new WeakMap<DeprecationWarn, Set<string>>();
 
 /** Says once per process that an old name was read. */
 export type DeprecationWarn = (message: string) => void;
@@ -57,8 +59,10 @@ export function rawSetting(
   if (env[s.name] !== undefined) return { raw: env[s.name], from: s.name };
   for (const old of s.oldNames ?? []) {
     if (env[old] === undefined) continue;
-    if (!warnedOldNames.has(old)) {
-      warnedOldNames.add(old);
+    const told = warnedOldNames.get(warn) ?? new Set<string>();
+    warnedOldNames.set(warn, told);
+    if (!told.has(old)) {
+      told.add(old);
       warn(`${old} is deprecated: set ${s.name} instead (it is still read for now)`);
     }
     return { raw: env[old], from: old };
