@@ -198,16 +198,18 @@ class MessageRouter {
   /** A kept message whose holder died: read again through REST and answered here. */
   async resume(kept: KeptDiscordEvent, work: KeptWork): Promise<void> {
     const botId = this.deps.botId();
+    // Discord or this connection is down now: let it go for a later sweep (anyone's); after a
+    // few takeovers the intake gives it up.
+    const later = async (err: unknown) => {
+      this.deps.logger.warn({ err, message: kept.message.id }, 'discord: takeover later');
+      await work.job.handOff?.();
+    };
+    if (botId === undefined) return later(new Error('not connected'));
     let message: Message | undefined;
     try {
-      if (botId === undefined) throw new Error('not connected');
       message = await fetchKeptMessage(this.client, kept.message);
     } catch (error) {
-      // Discord or this connection is down now: let it go for a later sweep (anyone's); after
-      // a few takeovers the intake gives it up.
-      this.deps.logger.warn({ err: error, message: kept.message.id }, 'discord: takeover later');
-      await work.job.handOff?.();
-      return;
+      return later(error);
     }
     if (!message) {
       // Gone (deleted, the channel or server no longer the bot's): nothing to answer it in.

@@ -75,7 +75,7 @@ export interface SlackAdapterDeps {
  * Slack answers auth.test in well under a second. The Web API client itself has no timeout,
  * so an address that takes the connection and never answers would hold the start silently.
  */
-export const AUTH_TEST_TIMEOUT_MS = 30_000;
+const AUTH_TEST_TIMEOUT_MS = 30_000;
 
 export interface SlackAdapter extends ChatAdapter {
   readonly app: App;

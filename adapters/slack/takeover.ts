@@ -38,7 +38,7 @@ export function interruptedCloser(
   };
 }
 
-export async function closeInterruptedMessages(
+async function closeInterruptedMessages(
   api: SlackApi,
   place: { workspace: string; channel: string },
   ids: readonly string[],

@@ -162,7 +162,6 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (process.env.DEBUG_REPLICAS) for (const r of replicas) console.log(r?.output.join(''));
   for (const replica of replicas) {
     if (!replica) continue;
     if (replica.child.exitCode === null && replica.child.signalCode === null) {

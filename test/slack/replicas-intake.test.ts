@@ -203,7 +203,6 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (process.env.DEBUG_REPLICAS) for (const r of replicas) console.log(r.output.join(''));
   await Promise.all(
     replicas.map((r) =>
       r.child.exitCode === null && r.child.signalCode === null ? kill(r) : undefined,

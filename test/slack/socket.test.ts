@@ -41,13 +41,17 @@ function watchedLogger(): { logger: Logger; line: (text: string) => Promise<stri
   };
 }
 
+/**
+ * A fake Slack and a Socket Mode adapter on it, not yet started; the test's cleanup stops both
+ * and closes `closing` (the store the test opened).
+ */
 async function socketAdapter(
-  fake: FakeSlack,
   state: StateStore,
   conversation: RecordingConversation,
-  logger?: Logger,
-): Promise<SlackAdapter> {
-  return createSlackAdapter(
+  { logger, closing = state }: { logger?: Logger; closing?: StateStore } = {},
+): Promise<{ fake: FakeSlack; adapter: SlackAdapter }> {
+  const fake = await new FakeSlack().start();
+  const adapter = createSlackAdapter(
     {
       botToken: BOT_TOKEN,
       appToken: APP_TOKEN,
@@ -58,6 +62,13 @@ async function socketAdapter(
     },
     { conversation, state, client: {} as ServiceClient, ...(logger ? { logger } : {}) },
   );
+  cleanup = async () => {
+    await adapter.idle();
+    await adapter.stop();
+    await fake.close();
+    await closing.close();
+  };
+  return { fake, adapter };
 }
 
 /**
@@ -82,26 +93,8 @@ afterEach(async () => {
 
 describe('Slack in Socket Mode', () => {
   it('connects through the configured API URL, acks an envelope and answers it', async () => {
-    const fake = await new FakeSlack().start();
-    const state = await openState('memory://');
     const conversation = new RecordingConversation();
-    const adapter: SlackAdapter = createSlackAdapter(
-      {
-        botToken: BOT_TOKEN,
-        appToken: APP_TOKEN,
-        port: 0,
-        apiUrl: fake.apiUrl,
-        admins: [],
-        maxUploadBytes: 1024,
-      },
-      { conversation, state, client: {} as ServiceClient },
-    );
-    cleanup = async () => {
-      await adapter.idle();
-      await adapter.stop();
-      await fake.close();
-      await state.close();
-    };
+    const { fake, adapter } = await socketAdapter(await openState('memory://'), conversation);
     expect(adapter.notReady?.()).toBe('not started yet');
     await adapter.start();
     await fake.connected();
@@ -123,23 +116,14 @@ describe('Slack in Socket Mode', () => {
   });
 
   it('does not acknowledge an event it cannot keep; the redelivery is answered once', async () => {
-    const fake = await new FakeSlack().start();
     const inner = await openState('memory://');
     const control = { down: true };
     const conversation = new RecordingConversation();
     const { logger, line } = watchedLogger();
-    const adapter = await socketAdapter(
-      fake,
-      withFailingIntake(inner, control),
-      conversation,
+    const { fake, adapter } = await socketAdapter(withFailingIntake(inner, control), conversation, {
       logger,
-    );
-    cleanup = async () => {
-      await adapter.idle();
-      await adapter.stop();
-      await fake.close();
-      await inner.close();
-    };
+      closing: inner,
+    });
     await adapter.start();
     await fake.connected();
     const socket = fake.socketMode;
@@ -176,15 +160,10 @@ describe('Slack in Socket Mode', () => {
   });
 
   it('acknowledges a slash command as its listener says', async () => {
-    const fake = await new FakeSlack().start();
-    const state = await openState('memory://');
-    const adapter = await socketAdapter(fake, state, new RecordingConversation());
-    cleanup = async () => {
-      await adapter.idle();
-      await adapter.stop();
-      await fake.close();
-      await state.close();
-    };
+    const { fake, adapter } = await socketAdapter(
+      await openState('memory://'),
+      new RecordingConversation(),
+    );
     await adapter.start();
     await fake.connected();
     // A slash command: its listener acknowledges it at once, nothing waits for a keep.
