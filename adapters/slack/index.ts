@@ -2,6 +2,7 @@
 // turns mentions, thread follow-ups, DMs and the assistant pane into conversation turns, and
 // runs /chatbridge. One workspace with a bot token, or many installed through OAuth (oauth.ts),
 // each workspace's calls made with its own token (workspace-auth.ts).
+import pTimeout from 'p-timeout';
 import type { AddressInfo } from 'node:net';
 import { webApi, type App, type CustomRoute } from '@slack/bolt';
 import type { BridgeObserver } from '../../src/bridge/observer.js';
@@ -284,9 +285,9 @@ async function startSlackApp(
     // A wrong key fails here, naming the variable, instead of at every event.
     await installs.records.verifyKey('CHATBRIDGE_SECRET_KEY');
   } else {
-    const auth = await answeredWithin(app.client.auth.test(), authTimeoutMs, () => {
-      const where = app.client.slackApiUrl;
-      return `slack: auth.test got no answer from ${where} within ${authTimeoutMs / 1000} s (SLACK_API_URL)`;
+    const auth = await pTimeout(app.client.auth.test(), {
+      milliseconds: authTimeoutMs,
+      message: `slack: auth.test got no answer from ${app.client.slackApiUrl} within ${authTimeoutMs / 1000} s (SLACK_API_URL)`,
     });
     parts.own.botUserId = auth.user_id;
   }
@@ -307,17 +308,4 @@ async function startSlackApp(
       : 'slack: listening for events at /slack/events',
   );
   return port;
-}
-
-/** The promise's value, or an error with `message()` once `ms` have passed without one. */
-async function answeredWithin<T>(promise: Promise<T>, ms: number, message: () => string) {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message())), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -6,6 +6,7 @@
 // connection is retried with backoff, and commands issued while it is down fail at once
 // (no offline queue) rather than piling up. The URL never reaches a log line or an error
 // unmasked.
+import pTimeout from 'p-timeout';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type KeyvRedis from '@keyv/redis';
@@ -102,14 +103,11 @@ async function connectRedis(
       logger?.warn({ store: displayUrl, error: maskUrl(String(err)) }, 'redis connection error');
     }
   });
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      client.connect().then(() => undefined),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    await pTimeout(client.connect(), {
+      milliseconds: timeoutMs,
+      message: `no answer within ${timeoutMs} ms`,
+    });
     await client.ping();
     connectedOnce = true;
     return client;
@@ -117,8 +115,6 @@ async function connectRedis(
     if (client.isOpen) client.destroy();
     const reason = maskUrl(err instanceof Error ? err.message : String(err));
     throw new Error(`store URL "${displayUrl}": cannot connect to Redis: ${reason}`);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -13,6 +13,7 @@
 // first wins, so a thread's messages could be answered out of order across replicas; nothing
 // maintained gives a per-key FIFO queue shared by processes. In one process the same contract
 // is @sapphire/async-queue (local-locks.ts). The concurrency bound is p-limit, as there.
+import pTimeout from 'p-timeout';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { LimitFunction } from 'p-limit';
@@ -87,23 +88,15 @@ export class RedisThreadLocks implements ThreadLocks {
     })();
     opening.catch(() => {}); // its failure after the timeout is this one's
     const timeoutMs = options.connectTimeoutMs ?? 5_000;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
-        opening,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-        }),
-      ]);
+      return await pTimeout(opening, {
+        milliseconds: timeoutMs,
+        message: `no answer within ${timeoutMs} ms`,
+      });
     } catch (err) {
       if (subscriber.isOpen) subscriber.destroy();
       const reason = maskUrl(err instanceof Error ? err.message : String(err));
       throw new Error(`cannot open the lock subscriber's connection to Redis: ${reason}`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
