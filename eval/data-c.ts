@@ -30,7 +30,7 @@ export const FORMAT_OF: Record<string, Format> = {
   'pino/api.md': 'pdf',
   'pino/redaction.md': 'markdown',
   'pino/transports.md': 'html',
-  'undici/Client.md': 'pdf',
+  'undici/Client.md': 'text',
   'undici/Errors.md': 'docx',
   'undici/mocking-request.md': 'text',
 };
@@ -116,7 +116,8 @@ export function checkQuestionsC(raw: unknown, uploads: Upload[], name = QUESTION
     const split = splits[i]!;
     if (q.file !== undefined) {
       const side = sideOfFile.get(q.file) ?? split;
-      if (side !== split) throw new Error(`eval/${name}: ${q.id}: ${q.file}'s questions are in ${side}`);
+      if (side !== split)
+        throw new Error(`eval/${name}: ${q.id}: ${q.file}'s questions are in ${side}`);
       sideOfFile.set(q.file, side);
     }
     return { ...q, split };
