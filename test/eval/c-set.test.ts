@@ -1,8 +1,7 @@
 // Set C of `npm run eval` (eval/data-c.ts): seven more packages' documentation uploaded in a
 // fixed format per file, questions of set B's form with every key fact in the text a reader
 // of the upload sees, and the C-dev / C-test split by set A's rule.
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
