@@ -25,11 +25,14 @@ export const SPLITS = ['dev', 'test'] as const;
 export type Split = (typeof SPLITS)[number];
 
 /** The question sets `npm run eval` reports, each on its own. */
-export const SETS = ['A-dev', 'A-dev-files', 'CJK-dev', 'A-test', 'B'] as const;
+export const SETS = ['A-dev', 'A-dev-files', 'CJK-dev', 'C-dev', 'A-test', 'B', 'C-test'] as const;
 export type SetName = (typeof SETS)[number];
 
-/** The sets that may be tuned on; every other set is held out (CJK-dev: eval/data-cjk.ts). */
-export const DEV_SETS: SetName[] = ['A-dev', 'A-dev-files', 'CJK-dev'];
+/**
+ * The sets that may be tuned on; every other set is held out (CJK-dev: eval/data-cjk.ts; C-dev
+ * and C-test: eval/data-c.ts).
+ */
+export const DEV_SETS: SetName[] = ['A-dev', 'A-dev-files', 'CJK-dev', 'C-dev'];
 
 /** What `--set` accepts: a set's name, or dev (what may be tuned on) and test (all the rest). */
 export function setsNamed(name: string): SetName[] {

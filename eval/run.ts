@@ -1,8 +1,9 @@
 // `npm run eval`: how well the local service answers real documentation questions, beside the
 // floor of a plain FTS5 search computed in the same run (issues #12, #20). Extractive mode,
-// offline, well under a minute. Three sets: A-dev (tune on it), A-test and B (report only).
+// offline, about a minute. Dev sets (tune on them): A-dev, A-dev-files, CJK-dev, C-dev; test
+// sets (report only): A-test, B, C-test.
 //
-//   npm run eval                       the tables and targets of every set (A-dev, A-test, B)
+//   npm run eval                       the tables and targets of every set
 //   npm run eval -- --set dev          only the dev split (the one to tune on); --set test: the rest
 //   npm run eval -- --verbose          also every question, its answer and why it failed
 //   npm run eval -- --failures         only the ones not answered or with a bad ending
@@ -16,6 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EvalService, type Asked } from './ask.js';
 import { readCorpusB, readQuestionsB, type QuestionB } from './data-b.js';
+import { readCorpusC, readQuestionsC } from './data-c.js';
 import { readCorpusCjk, readQuestionsCjk } from './data-cjk.js';
 import { FILE_FORMATS, type FileFormat, judgeableIn, readCorpusAs } from './data-files.js';
 import {
@@ -55,18 +57,19 @@ const { values } = parseArgs({
   allowPositionals: true,
 });
 
-type Chatbot = 'docs' | 'qa' | 'b' | 'cjk' | FileFormat;
+type Chatbot = 'docs' | 'qa' | 'b' | 'cjk' | 'c' | FileFormat;
 
 /**
  * Which service (which SQLite file) a chatbot lives in. A word's rarity is counted over every
  * chatbot of a service, so the sets added later search their own file and leave the figures of
  * A and B as they were measured before them.
  */
-const SERVICE_OF: Record<Chatbot, 'main' | 'files' | 'cjk'> = {
+const SERVICE_OF: Record<Chatbot, 'main' | 'files' | 'cjk' | 'c'> = {
   docs: 'main',
   qa: 'main',
   b: 'main',
   cjk: 'cjk',
+  c: 'c',
   pdf: 'files',
   docx: 'files',
   html: 'files',
@@ -170,11 +173,15 @@ async function main(): Promise<void> {
   const questionsB = readQuestionsB(uploadsB);
   const uploadsCjk = await readCorpusCjk();
   const questionsCjk = readQuestionsCjk(uploadsCjk);
-  const formatOf = new Map([...uploadsB, ...uploadsCjk].map((u) => [u.path, u.format]));
+  const uploadsC = await readCorpusC();
+  const questionsC = readQuestionsC(uploadsC);
+  const formatOf = new Map(
+    [...uploadsB, ...uploadsCjk, ...uploadsC].map((u) => [u.path, u.format]),
+  );
   const asFiles = await Promise.all(FILE_FORMATS.map((format) => readCorpusAs(corpus, format)));
   let unjudgeable = 0;
-  // Set B's form of question (also CJK-dev's), asked of the chatbot holding its uploads.
-  const uploadAsking = (q: QuestionB, set: SetName, chatbot: 'b' | 'cjk'): Asking => ({
+  // Set B's form of question (also CJK-dev's and C's), asked of the chatbot holding its uploads.
+  const uploadAsking = (q: QuestionB, set: SetName, chatbot: 'b' | 'cjk' | 'c'): Asking => ({
     id: q.id,
     set,
     kind: q.kind,
@@ -268,6 +275,7 @@ async function main(): Promise<void> {
     ),
     ...questionsB.map((q) => uploadAsking(q, 'B', 'b')),
     ...questionsCjk.map((q) => uploadAsking(q, 'CJK-dev', 'cjk')),
+    ...questionsC.map((q) => uploadAsking(q, `C-${q.split}`, 'c')),
   ];
   const shown = values.show ?? [];
   const sets: SetName[] = values.set ? [...new Set(values.set.flatMap(setsNamed))] : [...SETS];
@@ -283,6 +291,7 @@ async function main(): Promise<void> {
     qa: groundOf(pairs.map((p) => ({ doc: `qa:${p.id}`, text: `${p.question}\n\n${p.answer}` }))),
     b: groundOf(uploadsB.map((u) => ({ doc: u.path, text: u.text }))),
     cjk: groundOf(uploadsCjk.map((u) => ({ doc: u.path, text: u.text }))),
+    c: groundOf(uploadsC.map((u) => ({ doc: u.path, text: u.text }))),
     ...(Object.fromEntries(
       asFiles.map((files) => [
         files.format,
@@ -317,6 +326,11 @@ async function main(): Promise<void> {
       serviceOf('cjk').uploadsChatbot(
         'Eval: Chinese and Japanese documentation',
         uploadsCjk.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
+      ),
+    c: () =>
+      serviceOf('c').uploadsChatbot(
+        'Eval: documentation of other packages, set C',
+        uploadsC.map((u) => ({ doc: u.path, bytes: u.bytes, contentType: u.contentType })),
       ),
     ...(Object.fromEntries(
       asFiles.map((files) => [
@@ -362,11 +376,13 @@ async function main(): Promise<void> {
     }
     const words = corpus.reduce((n, f) => n + f.text.split(/\s+/).filter(Boolean).length, 0);
     const formats = [...new Set(uploadsB.map((u) => u.format))].sort().join(', ');
+    const formatsC = [...new Set(uploadsC.map((u) => u.format))].sort().join(', ');
     console.log(
       `chatbridge eval: set A ${corpus.length} markdown files (${Math.round(words / 1000)}k words), ` +
         `${questions.length} questions, ${pairs.length} Q&A pairs; set B ${uploadsB.length} files ` +
         `(${formats}), ${questionsB.length} questions; set CJK-dev ${uploadsCjk.length} files, ` +
-        `${questionsCjk.length} questions; set A-dev-files: A-dev over A as ` +
+        `${questionsCjk.length} questions; set C ${uploadsC.length} files (${formatsC}), ` +
+        `${questionsC.length} questions (C-dev and C-test); set A-dev-files: A-dev over A as ` +
         `${FILE_FORMATS.join(', ')} files (${unjudgeable} not judgeable there: a key fact ` +
         `written with markup); extractive answers (no LLM). ` +
         `Ingest ${((ingested - started) / 1000).toFixed(1)} s, asking ${((performance.now() - ingested) / 1000).toFixed(1)} s.`,

@@ -51,9 +51,10 @@ describe('set A\u2019s dev/test split', () => {
 
 describe('--set', () => {
   it('names dev (what may be tuned on), test (everything else) and each set', () => {
-    expect(setsNamed('dev')).toEqual(['A-dev', 'A-dev-files', 'CJK-dev']);
+    expect(setsNamed('dev')).toEqual(['A-dev', 'A-dev-files', 'CJK-dev', 'C-dev']);
     expect(setsNamed('cjk-dev')).toEqual(['CJK-dev']);
-    expect(setsNamed('test')).toEqual(['A-test', 'B']);
+    expect(setsNamed('test')).toEqual(['A-test', 'B', 'C-test']);
+    expect(setsNamed('c-test')).toEqual(['C-test']);
     expect(setsNamed('b')).toEqual(['B']);
     expect(() => setsNamed('train')).toThrow(/no set "train"/);
   });
