@@ -188,10 +188,11 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       ),
       intake,
       close() {
+        if (closing) return closing; // node:sqlite's close() throws when already closed
         intake.close();
         ownDb?.close();
         // Locks first: they release leases through the connection the store closes.
-        closing ??= locks.close().then(() => store.close());
+        closing = locks.close().then(() => store.close());
         return closing;
       },
     };

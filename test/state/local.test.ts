@@ -72,6 +72,14 @@ for (const url of ['memory://', sqliteUrl]) {
       }
     });
 
+    it('closes once, however often it is asked to', async () => {
+      const state = await openState(url);
+      const first = state.close();
+      await expect(Promise.all([first, state.close()])).resolves.toBeDefined();
+      await expect(state.close()).resolves.toBeUndefined();
+      expect(state.close()).toBe(first);
+    });
+
     it('aborts running jobs when closed', async () => {
       const state: State = await openState(url);
       const started = deferred<AbortSignal>();
