@@ -96,7 +96,7 @@ async function storeOf(chunks: number): Promise<string> {
   const { db, repo } = await newStore(building);
   process.stderr.write(`bench: building a store of ${chunks} chunks (once) …\n`);
   fill(repo, corpus(11), chunks);
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
   renameSync(building, path);
   return path;
@@ -115,7 +115,7 @@ export async function ingestThroughput(): Promise<BenchRow> {
     repo.sources.createIndexed(record(`s${i}`, `Doc ${i}`, doc.length, at), prepareText(doc));
   });
   // What is still in the WAL is copied into the file too: the copying left is part of ingest.
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const seconds = (performance.now() - started) / 1000;
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });

@@ -3,7 +3,7 @@
 // OR'ed, bm25 order). Nothing of the local service's own search is used. Chinese and Japanese
 // questions search a second index with FTS5's trigram tokenizer (issue #20): porter/unicode61
 // sees a run of CJK characters as one token, so it cannot find a word inside a sentence.
-import Database from 'better-sqlite3';
+import { openDatabase } from '../src/sqlite.js';
 
 export const FLOOR_PASSAGE_WORDS = 150;
 /** How many top passages "key fact among the floor's top 3" looks at. */
@@ -82,7 +82,7 @@ export function floorQuery(question: string, tokenizer: FloorTokenizer): string 
 }
 
 export class FloorIndex {
-  private readonly db = new Database(':memory:');
+  private readonly db = openDatabase(':memory:');
   private readonly insert;
   private readonly top;
 

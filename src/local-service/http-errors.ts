@@ -2,6 +2,7 @@
 // become their status; anything unexpected becomes a 500 without internals (never a stack).
 import { CodedError, ErrorCode, isCodedError } from '../errors.js';
 import { isServiceError } from '../service/errors.js';
+import { isSqliteError, SqliteCode } from '../sqlite.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; field?: string };
@@ -72,10 +73,9 @@ function fromFastifyCode(code: string, limits: ErrorLimits): ErrorResponse | und
   }
 }
 
-/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes), from better-sqlite3. */
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
 export function isStoreBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^SQLITE_BUSY(_|$)/.test(code);
+  return isSqliteError(error, SqliteCode.BUSY);
 }
 
 export interface ErrorLimits {

@@ -3,6 +3,7 @@
 // IMMEDIATE transaction, so the limit holds across a restart and across several processes on
 // one file. A slot is given back when its message produced no answer.
 import type { ServiceDb } from './db/open.js';
+import { inTransaction } from '../sqlite.js';
 
 export interface RateSlot {
   id: number;
@@ -47,19 +48,17 @@ export class SlidingWindowLimiter {
   async take(chatbotUuid: string, limit: [number, number]): Promise<RateDecision> {
     const [count, seconds] = limit;
     const windowMs = seconds * 1000;
-    return this.db
-      .transaction((): RateDecision => {
-        const now = this.now();
-        this.q.forget.run(chatbotUuid, now - windowMs);
-        const recent = this.q.counted.all(chatbotUuid);
-        if (recent.length >= count) {
-          const oldest = recent[recent.length - count]!.at;
-          return { allowed: false, retryAfterMs: Math.max(0, oldest + windowMs - now) };
-        }
-        const { lastInsertRowid } = this.q.count.run(now, chatbotUuid);
-        return { allowed: true, retryAfterMs: 0, slot: { id: Number(lastInsertRowid), at: now } };
-      })
-      .immediate();
+    return inTransaction(this.db, (): RateDecision => {
+      const now = this.now();
+      this.q.forget.run(chatbotUuid, now - windowMs);
+      const recent = this.q.counted.all(chatbotUuid);
+      if (recent.length >= count) {
+        const oldest = recent[recent.length - count]!.at;
+        return { allowed: false, retryAfterMs: Math.max(0, oldest + windowMs - now) };
+      }
+      const { lastInsertRowid } = this.q.count.run(now, chatbotUuid);
+      return { allowed: true, retryAfterMs: 0, slot: { id: Number(lastInsertRowid), at: now } };
+    });
   }
 
   /** Gives back a slot taken by take() (the message failed before any answer was written). */

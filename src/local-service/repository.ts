@@ -24,6 +24,7 @@ import {
   tagRecord,
 } from './rows.js';
 import { SourceStore } from './sources.js';
+import { inTransaction } from '../sqlite.js';
 
 const AGENT_COLUMNS = `a.id, a.uuid, c.uuid AS chatbot_uuid, c.owner, a.name, a.description,
   a.prompt, a.type, a.enabled, a.meta_json, a.human_escalation_json, a.tool_functions_json,
@@ -184,23 +185,21 @@ export class Repository {
   // ---- chatbots ----
   /** The chatbot and its first agents, together. */
   async createChatbot(record: ChatbotRecord, agents: AgentRecord[] = []): Promise<void> {
-    this.db
-      .transaction(() => {
-        this.q.insertChatbot.run({
-          uuid: record.uuid,
-          owner: record.owner,
-          name: record.name,
-          visibility: record.meta.visibility,
-          count: record.meta.rate_limit[0],
-          seconds: record.meta.rate_limit[1],
-          message: record.meta.rate_limit_message,
-          citations: record.meta.show_citations ? 1 : 0,
-          created_at: record.created_at,
-          modified_at: record.modified_at,
-        });
-        for (const agent of agents) this.insertAgent(agent);
-      })
-      .immediate();
+    inTransaction(this.db, () => {
+      this.q.insertChatbot.run({
+        uuid: record.uuid,
+        owner: record.owner,
+        name: record.name,
+        visibility: record.meta.visibility,
+        count: record.meta.rate_limit[0],
+        seconds: record.meta.rate_limit[1],
+        message: record.meta.rate_limit_message,
+        citations: record.meta.show_citations ? 1 : 0,
+        created_at: record.created_at,
+        modified_at: record.modified_at,
+      });
+      for (const agent of agents) this.insertAgent(agent);
+    });
   }
   async getChatbot(uuid: string): Promise<ChatbotRecord | undefined> {
     const row = this.q.chatbot.get(uuid);
@@ -245,7 +244,7 @@ export class Repository {
   }
 
   async createAgent(record: AgentRecord): Promise<void> {
-    this.db.transaction(() => this.insertAgent(record)).immediate();
+    inTransaction(this.db, () => this.insertAgent(record));
   }
   async getAgent(uuid: string): Promise<AgentRecord | undefined> {
     const row = this.q.agent.get(uuid);
@@ -263,21 +262,19 @@ export class Repository {
     uuid: string,
     change: (agent: AgentRecord) => AgentRecord,
   ): Promise<AgentRecord | undefined> {
-    return this.db
-      .transaction(() => {
-        const row = this.q.agent.get(uuid);
-        if (row === undefined) return undefined;
-        const next = change(
-          agentRecord(
-            row,
-            this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
-          ),
-        );
-        this.q.updateAgent.run({ ...this.agentColumns(next), id: row.id });
-        this.setAgentSources(row.id, next.data_source_uuids);
-        return next;
-      })
-      .immediate();
+    return inTransaction(this.db, () => {
+      const row = this.q.agent.get(uuid);
+      if (row === undefined) return undefined;
+      const next = change(
+        agentRecord(
+          row,
+          this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
+        ),
+      );
+      this.q.updateAgent.run({ ...this.agentColumns(next), id: row.id });
+      this.setAgentSources(row.id, next.data_source_uuids);
+      return next;
+    });
   }
   async listAgents(chatbotUuid: string): Promise<AgentRecord[]> {
     const members = membersBy(this.q.agentSources.all(chatbotUuid));
@@ -300,19 +297,17 @@ export class Repository {
     uuids.forEach((uuid, position) => this.q.addTagMember.run(tagId, position, uuid));
   }
   async createTag(record: SourceTagRecord): Promise<void> {
-    this.db
-      .transaction(() => {
-        const { lastInsertRowid } = this.q.insertTag.run({
-          uuid: record.uuid,
-          chatbot_id: this.chatbotId(record.chatbotUuid),
-          name: record.name,
-          color: record.color,
-          created_at: record.created_at,
-          modified_at: record.modified_at,
-        });
-        this.setTagMembers(Number(lastInsertRowid), record.data_source_uuids);
-      })
-      .immediate();
+    inTransaction(this.db, () => {
+      const { lastInsertRowid } = this.q.insertTag.run({
+        uuid: record.uuid,
+        chatbot_id: this.chatbotId(record.chatbotUuid),
+        name: record.name,
+        color: record.color,
+        created_at: record.created_at,
+        modified_at: record.modified_at,
+      });
+      this.setTagMembers(Number(lastInsertRowid), record.data_source_uuids);
+    });
   }
   async getTag(uuid: string): Promise<SourceTagRecord | undefined> {
     const row = this.q.tag.get(uuid);
@@ -327,26 +322,24 @@ export class Repository {
     uuid: string,
     change: (tag: SourceTagRecord) => SourceTagRecord,
   ): Promise<SourceTagRecord | undefined> {
-    return this.db
-      .transaction(() => {
-        const row = this.q.tag.get(uuid);
-        if (row === undefined) return undefined;
-        const next = change(
-          tagRecord(
-            row,
-            this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
-          ),
-        );
-        this.q.updateTag.run({
-          id: row.id,
-          name: next.name,
-          color: next.color,
-          modified_at: next.modified_at,
-        });
-        this.setTagMembers(row.id, next.data_source_uuids);
-        return next;
-      })
-      .immediate();
+    return inTransaction(this.db, () => {
+      const row = this.q.tag.get(uuid);
+      if (row === undefined) return undefined;
+      const next = change(
+        tagRecord(
+          row,
+          this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
+        ),
+      );
+      this.q.updateTag.run({
+        id: row.id,
+        name: next.name,
+        color: next.color,
+        modified_at: next.modified_at,
+      });
+      this.setTagMembers(row.id, next.data_source_uuids);
+      return next;
+    });
   }
   async listTags(chatbotUuid: string): Promise<SourceTagRecord[]> {
     const members = membersBy(this.q.tagMembers.all(chatbotUuid));
@@ -385,16 +378,14 @@ export class Repository {
     message: StoredMessage,
     session: { lastAgentUuid?: string; modifiedAt: string },
   ): Promise<void> {
-    this.db
-      .transaction(() => {
-        const { changes } = this.q.insertMessage.run({
-          ...message,
-          error_message: message.error_message ?? null,
-          session_uuid: sessionUuid,
-        });
-        if (changes === 0) throw new Error(`no session ${sessionUuid}`);
-        this.q.updateSession.run(session.lastAgentUuid ?? null, session.modifiedAt, sessionUuid);
-      })
-      .immediate();
+    inTransaction(this.db, () => {
+      const { changes } = this.q.insertMessage.run({
+        ...message,
+        error_message: message.error_message ?? null,
+        session_uuid: sessionUuid,
+      });
+      if (changes === 0) throw new Error(`no session ${sessionUuid}`);
+      this.q.updateSession.run(session.lastAgentUuid ?? null, session.modifiedAt, sessionUuid);
+    });
   }
 }

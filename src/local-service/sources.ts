@@ -10,6 +10,7 @@
 // with this process's pid from no instance of it is an earlier process's), or else when the
 // lease runs out.
 import { CodedError, ErrorCode } from '../errors.js';
+import { inTransaction, isSqliteError, SqliteCode } from '../sqlite.js';
 import type { ServiceDb } from './db/open.js';
 import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
 import type { SourceRecord } from './records.js';
@@ -61,8 +62,7 @@ const takeable = (lease: Lease, nowMs: number, self: string) =>
     (lease.fetch_lease_until ?? 0) < nowMs ||
     !ownerAlive(lease.fetch_owner, self));
 
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+const isUniqueViolation = (error: unknown) => isSqliteError(error, SqliteCode.CONSTRAINT_UNIQUE);
 
 function prepare(db: ServiceDb) {
   return {
@@ -179,21 +179,19 @@ export class SourceStore {
 
   /** Stores a source and its chunks at once (Q&A pairs, uploads). */
   createIndexed(record: SourceRecord, text: PreparedText): SourceRecord {
-    return this.db
-      .transaction(() => {
-        const row = this.insert(record);
-        this.chunks.replace(
-          { sourceId: row.id, chatbotId: row.chatbot_id, title: row.title },
-          text.chunks,
-        );
-        return sourceRecord(row);
-      })
-      .immediate();
+    return inTransaction(this.db, () => {
+      const row = this.insert(record);
+      this.chunks.replace(
+        { sourceId: row.id, chatbotId: row.chatbot_id, title: row.title },
+        text.chunks,
+      );
+      return sourceRecord(row);
+    });
   }
 
   /** Stores a source that waits for its fetch (URLs). */
   createPending(record: SourceRecord): SourceRecord {
-    return this.db.transaction(() => sourceRecord(this.insert(record))).immediate();
+    return inTransaction(this.db, () => sourceRecord(this.insert(record)));
   }
 
   /**
@@ -205,18 +203,16 @@ export class SourceStore {
     change: (record: SourceRecord) => SourceRecord,
     text?: PreparedText,
   ): SourceRecord | undefined {
-    return this.db
-      .transaction(() => {
-        const row = this.q.byUuid.get(uuid);
-        if (row === undefined) return undefined;
-        const next = change(sourceRecord(row));
-        this.q.update.run({ ...columnsOf(next), id: row.id });
-        const owner = { sourceId: row.id, chatbotId: row.chatbot_id, title: next.title };
-        if (text !== undefined) this.chunks.replace(owner, text.chunks);
-        else if (next.title !== row.title) this.chunks.retitle(owner);
-        return next;
-      })
-      .immediate();
+    return inTransaction(this.db, () => {
+      const row = this.q.byUuid.get(uuid);
+      if (row === undefined) return undefined;
+      const next = change(sourceRecord(row));
+      this.q.update.run({ ...columnsOf(next), id: row.id });
+      const owner = { sourceId: row.id, chatbotId: row.chatbot_id, title: next.title };
+      if (text !== undefined) this.chunks.replace(owner, text.chunks);
+      else if (next.title !== row.title) this.chunks.retitle(owner);
+      return next;
+    });
   }
 
   /**
@@ -224,14 +220,12 @@ export class SourceStore {
    * another live process holds it.
    */
   claimFetch(uuid: string, nowMs: number, leaseMs: number): boolean {
-    return this.db
-      .transaction(() => {
-        const lease = this.q.lease.get(uuid);
-        if (lease === undefined || !takeable(lease, nowMs, this.owner)) return false;
-        this.q.take.run(nowMs + leaseMs, this.owner, uuid);
-        return true;
-      })
-      .immediate();
+    return inTransaction(this.db, () => {
+      const lease = this.q.lease.get(uuid);
+      if (lease === undefined || !takeable(lease, nowMs, this.owner)) return false;
+      this.q.take.run(nowMs + leaseMs, this.owner, uuid);
+      return true;
+    });
   }
 
   /** Gives a fetch back unfinished (the service is stopping): the next sweep takes it up. */

@@ -9,9 +9,9 @@
 //   sqlite://path             the embedded default; survives restarts; ONE process only
 //                             (dedup and locks are coordinated in process memory)
 //   redis://… / rediss://…    shared by several replicas: dedup and locks are atomic in Redis
-import Database from 'better-sqlite3';
 import pLimit from 'p-limit';
 import { silentLogger, type Logger } from '../log.js';
+import { openDatabase } from '../sqlite.js';
 import { KeyvAssistantSettings, KeyvViewingContextMap } from './assistant.js';
 import { LocalDedup, RedisDedup } from './dedup.js';
 import { KeyvFeedbackIndex, KeyvFeedbackStore, RedisFeedbackIndex } from './feedback.js';
@@ -155,7 +155,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       logger,
     };
     // memory://: the same table as SQLite's, in a database of this process's own.
-    const ownDb = redis || store.sqlite ? undefined : new Database(':memory:');
+    const ownDb = redis || store.sqlite ? undefined : openDatabase(':memory:');
     const intake = redis
       ? new RedisIntakeStore(redis, prefix, intakeOptions)
       : new LocalIntakeStore((store.sqlite ?? ownDb)!, intakeOptions, prefix);
@@ -188,10 +188,11 @@ export async function openState(url: string, options: StateOptions = {}): Promis
       ),
       intake,
       close() {
+        if (closing) return closing; // node:sqlite's close() throws when already closed
         intake.close();
         ownDb?.close();
         // Locks first: they release leases through the connection the store closes.
-        closing ??= locks.close().then(() => store.close());
+        closing = locks.close().then(() => store.close());
         return closing;
       },
     };

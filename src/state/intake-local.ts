@@ -1,9 +1,9 @@
-// The intake queue on SQLite (one table, better-sqlite3) and on memory (the same table in an
+// The intake queue on SQLite (one table) and on memory (the same table in an
 // in-memory database). SQLite is a one-process store, so the lease here covers a restart: the
 // entries a crashed process held are taken over by the next one once their lease ran out. Every
 // statement is synchronous, so two calls in this process never interleave inside one.
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { inTransaction, type Database } from '../sqlite.js';
 import { LeaseRenewer, type IntakeOptions } from './intake-lease.js';
 import type { IntakeQueue, IntakeStore, KeptEvent } from './types.js';
 
@@ -24,6 +24,14 @@ CREATE TABLE IF NOT EXISTS chatbridge_intake (
 CREATE INDEX IF NOT EXISTS chatbridge_intake_open ON chatbridge_intake (queue, done_until, lease_until);
 `;
 
+/** Whether the connection's database is in memory (SQLite names no file for it). */
+function inMemory(db: Database): boolean {
+  const main = db
+    .prepare<[], { file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'")
+    .get();
+  return main === undefined || main.file === '';
+}
+
 interface Row {
   id: number;
   key: string;
@@ -38,7 +46,7 @@ export class LocalIntakeStore implements IntakeStore {
   private readonly renewer: LeaseRenewer;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: Database,
     private readonly options: IntakeOptions,
     /** Shared with the other keys of the deployment: queues of two deployments never mix. */
     private readonly prefix: string,
@@ -60,7 +68,7 @@ export class LocalIntakeStore implements IntakeStore {
         this.options,
         this.renewer,
         // A file outlives the process: its next start takes over what was released.
-        !this.db.memory,
+        !inMemory(this.db),
       );
       this.queues.set(name, queue);
     }
@@ -78,7 +86,7 @@ class LocalIntakeQueue implements IntakeQueue {
   private readonly mine = new Set<string>();
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database,
     private readonly name: string,
     private readonly owner: string,
     private readonly options: IntakeOptions,
@@ -111,15 +119,16 @@ class LocalIntakeQueue implements IntakeQueue {
         'UPDATE chatbridge_intake SET owner = ?, lease_until = ?, deliveries = deliveries + 1 WHERE id = ?',
       ),
     };
-    this.claimRows = db.transaction((now: number, max: number): Row[] => {
+  }
+
+  private claimRows(now: number, max: number): Row[] {
+    return inTransaction(this.db, () => {
       const rows = this.statements.expired.all(this.name, now, max);
       for (const row of rows)
         this.statements.take.run(this.owner, now + this.options.leaseMs, row.id);
       return rows;
     });
   }
-
-  private readonly claimRows: (now: number, max: number) => Row[];
 
   get held(): number {
     return this.mine.size;

@@ -13,8 +13,8 @@ import type KeyvRedis from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { RedisClientType } from 'redis';
 import type { Logger } from '../log.js';
-import type Database from 'better-sqlite3';
-import { KeyvBetterSqlite, openSqliteFile } from './sqlite-store.js';
+import type { Database } from '../sqlite.js';
+import { KeyvSqlite, openSqliteFile } from './sqlite-store.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
@@ -37,7 +37,7 @@ export interface KeyvStore {
    */
   readonly redis?: RedisClient;
   /** The SQLite connection behind the namespaces (kind 'sqlite' only), for tables of its own. */
-  readonly sqlite?: Database.Database;
+  readonly sqlite?: Database;
   close(): Promise<void>;
 }
 
@@ -145,7 +145,7 @@ export async function openKeyvStore(
       return new RedisAdapter(client, { throwOnErrors: true }) as unknown as KeyvStoreAdapter;
     }
     if (kind === 'sqlite')
-      return new KeyvBetterSqlite((sqlite ??= openSqliteFile(sqlitePath(url), 10_000)));
+      return new KeyvSqlite((sqlite ??= openSqliteFile(sqlitePath(url), 10_000)));
     return new Map();
   };
   const spaces = new Map<string, Keyv>();

@@ -1,32 +1,32 @@
-// keyv's store for sqlite:// URLs, on better-sqlite3 (the binding the local service already
-// uses), so the project builds one native SQLite module instead of two. It keeps the table
+// keyv's store for sqlite:// URLs, on the SQLite binding the local service uses (src/sqlite.ts),
+// so the project has one SQLite module instead of two. It keeps the table
 // @keyv/sqlite wrote — `keyv(key VARCHAR(255) PRIMARY KEY, value TEXT)`, keys
 // "namespace:key", values keyv's serialized JSON — so state files written before read as they
 // were. keyv itself does namespacing, serializing and expiry (ttlSupport false, as before).
 import { EventEmitter } from 'node:events';
-import Database from 'better-sqlite3';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
+import { openDatabase, type Database } from '../sqlite.js';
 
 /**
  * Opens the file and its table. One connection serves every namespace's adapter; whoever
  * opened it closes it (the adapters' disconnect leaves it open).
  */
-export function openSqliteFile(path: string, busyTimeoutMs: number): Database.Database {
-  const db = new Database(path, { timeout: busyTimeoutMs });
+export function openSqliteFile(path: string, busyTimeoutMs: number): Database {
+  const db = openDatabase(path, { timeout: busyTimeoutMs });
   db.exec('CREATE TABLE IF NOT EXISTS keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
   return db;
 }
 
 type Row = { key: string; value: string };
 
-export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
+export class KeyvSqlite extends EventEmitter implements KeyvStoreAdapter {
   // keyv reads opts.dialect to know the store can be iterated.
   opts = { dialect: 'sqlite', url: 'sqlite://' };
   namespace?: string | undefined;
   readonly ttlSupport = false;
   private readonly statements;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database) {
     super();
     this.statements = {
       get: db.prepare<[string], Row>('SELECT key, value FROM keyv WHERE key = ?'),

@@ -3,7 +3,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openServiceDb } from '../../src/local-service/db/open.js';
 import { toErrorResponse } from '../../src/local-service/http-errors.js';
@@ -11,6 +10,7 @@ import { Ingestor } from '../../src/local-service/ingest.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { Repository } from '../../src/local-service/repository.js';
 import { silentLogger } from '../../src/log.js';
+import { isSqliteError, openDatabase, SqliteCode } from '../../src/sqlite.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -41,8 +41,8 @@ async function busyStore(name: string) {
       show_citations: true,
     },
   });
-  db.pragma('busy_timeout = 0'); // the 10 s wait, run out at once
-  const other = new Database(path);
+  db.exec('PRAGMA busy_timeout = 0'); // the 10 s wait, run out at once
+  const other = openDatabase(path);
   other.exec('BEGIN IMMEDIATE');
   return { db, repo, other };
 }
@@ -59,7 +59,8 @@ describe('a store busy with another process’s write', () => {
         modified_at: '',
       })
       .catch((error: unknown) => error);
-    expect((failure as { code?: string }).code).toBe('SQLITE_BUSY');
+    expect(isSqliteError(failure, SqliteCode.BUSY)).toBe(true);
+    expect((failure as Error).message).toMatch(/database is locked/);
     const response = toErrorResponse(failure, LIMITS);
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('1');

@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openServiceDb } from '../../src/local-service/db/open.js';
 import { MIGRATIONS } from '../../src/local-service/db/schema.js';
 import { startLocalService } from '../../src/local-service/index.js';
+import { openDatabase, type Database } from '../../src/sqlite.js';
 import { openKeyvStore } from '../../src/state/keyv.js';
 
 let dir: string;
@@ -20,6 +20,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A pragma's value, as better-sqlite3's pragma(name, { simple: true }) read it. */
+const pragma = (db: Database, name: string) =>
+  Object.values(db.prepare<[], Record<string, unknown>>(`PRAGMA ${name}`).get()!)[0];
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -27,9 +30,9 @@ describe('the store file', () => {
   it('is created at the latest schema version, in WAL mode with foreign keys on', () => {
     const path = join(dir, 'fresh.sqlite');
     const db = openServiceDb(`sqlite://${path}`);
-    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(pragma(db, 'user_version')).toBe(MIGRATIONS.length);
+    expect(pragma(db, 'journal_mode')).toBe('wal');
+    expect(pragma(db, 'foreign_keys')).toBe(1);
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
@@ -46,14 +49,14 @@ describe('the store file', () => {
     ).toThrow(/FOREIGN KEY/);
     db.close();
     const again = openServiceDb(`sqlite://${path}`); // nothing left to migrate
-    expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(pragma(again, 'user_version')).toBe(MIGRATIONS.length);
     again.close();
   });
 
   it('refuses a file from a newer chatbridge, naming the versions', () => {
     const path = join(dir, 'newer.sqlite');
-    const raw = new Database(path);
-    raw.pragma('user_version = 99');
+    const raw = openDatabase(path);
+    raw.exec('PRAGMA user_version = 99');
     raw.close();
     expect(() => openServiceDb(`sqlite://${path}`)).toThrow(
       new RegExp(`schema version 99, newer than this chatbridge knows \\(${MIGRATIONS.length}\\)`),
@@ -82,7 +85,7 @@ describe('the store file', () => {
     await state.namespace('sessions').set('slack:T:C:1', 'session-1');
     await state.close();
     const db = openServiceDb(`sqlite://${path}`);
-    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(pragma(db, 'user_version')).toBe(MIGRATIONS.length);
     db.close();
   });
 

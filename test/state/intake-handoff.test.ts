@@ -4,19 +4,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Intake } from '../../src/bridge/intake.js';
 import { silentLogger } from '../../src/log.js';
 import { LocalIntakeStore } from '../../src/state/intake-local.js';
 import type { StateStore } from '../../src/state/types.js';
+import { openDatabase, type Database } from '../../src/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chatbridge-handoff-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const LEASE = 1_000;
 
-function stores(db: Database.Database) {
+function stores(db: Database) {
   const c = { t: 7_000_000 };
   // Renewals far out: the injected clock is what moves here.
   const options = { leaseMs: LEASE, keyTtlMs: 60_000, now: () => c.t, renewEveryMs: 3_600_000 };
@@ -29,7 +29,7 @@ function stores(db: Database.Database) {
 
 describe('intake hand-off on SQLite and memory', () => {
   it('a released entry is taken over at once, with its note; never by a stale release', async () => {
-    const { a, b } = stores(new Database(join(dir, 'release.sqlite')));
+    const { a, b } = stores(openDatabase(join(dir, 'release.sqlite')));
     const kept = await a.queue('discord').keep('k1', 'p1');
     await a.queue('discord').note(kept!.id, '{"opened":[]}');
     expect(await b.queue('discord').claimExpired(10)).toEqual([]);
@@ -46,15 +46,15 @@ describe('intake hand-off on SQLite and memory', () => {
 
   it('only a file can be handed off (to the next start); memory cannot', async () => {
     expect(
-      await stores(new Database(join(dir, 'f.sqlite')))
+      await stores(openDatabase(join(dir, 'f.sqlite')))
         .a.queue('x')
         .canHandOff(),
     ).toBe(true);
-    expect(await stores(new Database(':memory:')).a.queue('x').canHandOff()).toBe(false);
+    expect(await stores(openDatabase(':memory:')).a.queue('x').canHandOff()).toBe(false);
   });
 
   it('an event handed off is left in the queue: its finish() does nothing', async () => {
-    const { a, b } = stores(new Database(join(dir, 'intake.sqlite')));
+    const { a, b } = stores(openDatabase(join(dir, 'intake.sqlite')));
     const intake = new Intake<{ q: string }>({
       platform: 'discord',
       state: { intake: a } as unknown as StateStore,

@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalIntakeStore } from '../../src/state/intake-local.js';
 import { openState } from '../../src/state/index.js';
+import { openDatabase, type Database } from '../../src/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chatbridge-intake-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ function clock() {
 }
 
 /** Two holders on one database: this process and the one that "crashed" (or restarted). */
-function pair(db: Database.Database, now: () => number) {
+function pair(db: Database, now: () => number) {
   // Renewal timers far out: these tests move the injected clock, not real time.
   const options = { leaseMs: LEASE, keyTtlMs: KEY_TTL, now, renewEveryMs: 3_600_000 };
   return {
@@ -31,8 +31,8 @@ function pair(db: Database.Database, now: () => number) {
 }
 
 const backends = {
-  memory: () => new Database(':memory:'),
-  sqlite: () => new Database(join(dir, `intake-${Math.random()}.sqlite`)),
+  memory: () => openDatabase(':memory:'),
+  sqlite: () => openDatabase(join(dir, `intake-${Math.random()}.sqlite`)),
 };
 
 for (const [kind, openDb] of Object.entries(backends)) {

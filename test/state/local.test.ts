@@ -3,8 +3,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/sqlite.js';
 import { LockLostError, openState, type State } from '../../src/state/index.js';
 import { maskUrl, storeKind } from '../../src/state/keyv.js';
 import type { LocalThreadLocks } from '../../src/state/local-locks.js';
@@ -72,6 +72,14 @@ for (const url of ['memory://', sqliteUrl]) {
       }
     });
 
+    it('closes once, however often it is asked to', async () => {
+      const state = await openState(url);
+      const first = state.close();
+      await expect(Promise.all([first, state.close()])).resolves.toBeDefined();
+      await expect(state.close()).resolves.toBeUndefined();
+      expect(state.close()).toBe(first);
+    });
+
     it('aborts running jobs when closed', async () => {
       const state: State = await openState(url);
       const started = deferred<AbortSignal>();
@@ -112,7 +120,7 @@ describe('a state file written by the earlier store (@keyv/sqlite 4 on sqlite3)'
     } finally {
       await state.close();
     }
-    const db = new Database(path, { readonly: true });
+    const db = openDatabase(path, { readOnly: true });
     try {
       const rows = db.prepare('SELECT key, value FROM keyv ORDER BY key').all();
       expect(rows).toContainEqual({

@@ -7,12 +7,12 @@
 // both migrate. A file written by the key-value layout of earlier versions is refused before
 // anything is written to it.
 import { CodedError, ErrorCode, type CodedErrorOptions } from '../../errors.js';
-import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { inTransaction, openDatabase, type Database } from '../../sqlite.js';
 import { MIGRATIONS } from './schema.js';
 
-export type ServiceDb = Database.Database;
+export type ServiceDb = Database;
 
 /** How long a writer waits for another process's transaction before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -81,7 +81,7 @@ function refuseLegacyLayout(path: string): void {
   if (!existsSync(path) || statSync(path).size === 0) return;
   let probe: ServiceDb;
   try {
-    probe = new Database(path, { readonly: true, fileMustExist: true });
+    probe = openDatabase(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     throw new StoreFileError(`store file ${path}: cannot be opened: ${(error as Error).message}`);
   }
@@ -107,7 +107,8 @@ function refuseLegacyLayout(path: string): void {
 }
 
 function migrate(db: ServiceDb, display: string): void {
-  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const version = () =>
+    db.prepare<[], { user_version: number }>('PRAGMA user_version').get()!.user_version;
   if (version() > MIGRATIONS.length) {
     throw new StoreFileError(
       `store ${display} has schema version ${version()}, newer than this chatbridge knows ` +
@@ -115,13 +116,13 @@ function migrate(db: ServiceDb, display: string): void {
     );
   }
   if (version() === MIGRATIONS.length) return;
-  db.transaction(() => {
+  inTransaction(db, () => {
     // Read again inside the transaction: another process may have migrated meanwhile.
     for (let next = version(); next < MIGRATIONS.length; next++) {
       db.exec(MIGRATIONS[next]!);
-      db.pragma(`user_version = ${next + 1}`);
+      db.exec(`PRAGMA user_version = ${next + 1}`);
     }
-  }).immediate();
+  });
 }
 
 /** Opens (creating when needed) and migrates the database named by a store URL. */
@@ -133,21 +134,22 @@ export function openServiceDb(url: string): ServiceDb {
   }
   let db: ServiceDb;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    // allowExtension: sqlite-vec is loaded when embeddings are on (knowledge/vector-store.ts).
+    db = openDatabase(path, { timeout: BUSY_TIMEOUT_MS, allowExtension: true });
   } catch (error) {
     throw new StoreFileError(`store ${display}: cannot be opened: ${(error as Error).message}`);
   }
   try {
     if (path !== ':memory:') {
-      db.pragma('journal_mode = WAL');
+      db.exec('PRAGMA journal_mode = WAL');
       // In WAL mode a commit is on disk for every crash but a power cut.
-      db.pragma('synchronous = NORMAL');
+      db.exec('PRAGMA synchronous = NORMAL');
       // Copy the WAL into the file every WAL_CHECKPOINT_PAGES, not SQLite's 1,000 (see there).
-      db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+      db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
     }
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA foreign_keys = ON');
     // 32 MB of page cache (default 2 MB): FTS5 merges its segments through it while ingesting.
-    db.pragma('cache_size = -32768');
+    db.exec('PRAGMA cache_size = -32768');
     migrate(db, display);
   } catch (error) {
     db.close();

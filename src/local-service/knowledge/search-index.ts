@@ -12,6 +12,7 @@
 // MATCH (scope token c<chatbot> or s<source>), or, for a chatbot holding most of the table,
 // by reading its rows from an unscoped search (cheaper than a scope token on every row).
 import type { ServiceDb } from '../db/open.js';
+import { inTransaction } from '../../sqlite.js';
 import { ChunkStore, prepareText, scopeOfChatbot, scopeOfSource } from './chunk-store.js';
 import { trustedPassage } from './compose.js';
 import { fuseWithNearest } from './fusion.js';
@@ -341,24 +342,24 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
   return {
     async add(source: SourceText) {
       const prepared = prepareText(source.text);
-      db.transaction(() => {
+      inTransaction(db, () => {
         const row = statements.source.get(source.uuid);
         if (row === undefined) throw new Error(`no data source ${source.uuid} to index`);
         chunks.replace(
           { sourceId: row.id, chatbotId: row.chatbot_id, title: row.title },
           prepared.chunks,
         );
-      }).immediate();
+      });
       return { tokens: prepared.tokens, chunks: prepared.chunks.length };
     },
 
     async rename(sourceUuid: string, title: string) {
-      db.transaction(() => {
+      inTransaction(db, () => {
         const row = statements.source.get(sourceUuid);
         if (row === undefined) return; // nothing stored, nothing to find it by
         statements.retitle.run(title, row.id);
         chunks.retitle({ sourceId: row.id, chatbotId: row.chatbot_id, title });
-      }).immediate();
+      });
     },
 
     async search(chatbotUuid, query, options = {}) {

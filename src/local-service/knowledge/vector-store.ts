@@ -14,6 +14,7 @@
 // size; `vector_errors` the sources whose embedding failed, and why, to be tried again.
 import { load as loadSqliteVec } from 'sqlite-vec';
 import type { ServiceDb } from '../db/open.js';
+import { inTransaction } from '../../sqlite.js';
 
 const TABLES = `
   CREATE TABLE IF NOT EXISTS chunk_vectors (
@@ -61,7 +62,7 @@ const blobOf = (vector: Float32Array) =>
   Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 
 /** The float32 view of a stored BLOB (copied when SQLite's buffer is not 4-byte aligned). */
-function vectorOf(blob: Buffer): Float32Array {
+function vectorOf(blob: Uint8Array): Float32Array {
   const aligned = blob.byteOffset % 4 === 0 ? blob : Buffer.from(blob);
   return new Float32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
 }
@@ -77,7 +78,13 @@ interface NearestParams {
 /** Loads sqlite-vec into the connection; undefined when it did, else why it could not. */
 function loadedSqliteVec(db: ServiceDb): string | undefined {
   try {
-    loadSqliteVec(db);
+    // Turned on for this load only: SQL's load_extension() stays off.
+    db.enableLoadExtension(true);
+    try {
+      loadSqliteVec(db);
+    } finally {
+      db.enableLoadExtension(false);
+    }
     db.prepare('SELECT vec_version()').get();
     return undefined;
   } catch (error) {
@@ -145,19 +152,17 @@ export class VectorStore {
       any: db.prepare<[number], { one: number }>(
         'SELECT 1 AS one FROM chunk_vectors WHERE chatbot_id = ? LIMIT 1',
       ),
-      scan: db
-        .prepare<[number], [number, number, Buffer]>(
-          'SELECT chunk_id, source_id, vector FROM chunk_vectors WHERE chatbot_id = ?',
-        )
-        .raw(),
+      scan: db.prepare<[number], { chunk_id: number; source_id: number; vector: Uint8Array }>(
+        'SELECT chunk_id, source_id, vector FROM chunk_vectors WHERE chatbot_id = ?',
+      ),
     };
     // Vectors of another model are not comparable with this one's: they are made again.
-    db.transaction(() => {
+    inTransaction(db, () => {
       const space = this.q.space.get();
       if (space?.model === model) return;
       this.q.dropVectors.run();
       this.q.setSpace.run(model, null);
-    }).immediate();
+    });
   }
 
   /** The vectors' size, once the first ones are stored. */
@@ -195,19 +200,17 @@ export class VectorStore {
       if (unit === undefined) throw new RangeError(`vector ${i} is zero: it points nowhere`);
       return unit;
     });
-    this.db
-      .transaction(() => {
-        const size = units[0]?.length;
-        if (size === undefined) return;
-        const known = this.dimensions();
-        if (known !== undefined && known !== size)
-          throw new RangeError(
-            `vectors of ${size} dimensions; the stored ones have ${known} (for another model, set EMBEDDINGS_MODEL to its name)`,
-          );
-        if (known === undefined) this.q.setSpace.run(this.model, size);
-        chunks.forEach((chunk, i) => this.q.put.run(blobOf(units[i]!), chunk.id, chunk.text));
-      })
-      .immediate();
+    inTransaction(this.db, () => {
+      const size = units[0]?.length;
+      if (size === undefined) return;
+      const known = this.dimensions();
+      if (known !== undefined && known !== size)
+        throw new RangeError(
+          `vectors of ${size} dimensions; the stored ones have ${known} (for another model, set EMBEDDINGS_MODEL to its name)`,
+        );
+      if (known === undefined) this.q.setSpace.run(this.model, size);
+      chunks.forEach((chunk, i) => this.q.put.run(blobOf(units[i]!), chunk.id, chunk.text));
+    });
   }
 
   recordError(sourceId: number, message: string, atMs: number): void {
@@ -242,7 +245,8 @@ export class VectorStore {
         .map((row) => ({ chunkId: row.chunk_id, similarity: 1 - row.distance }));
     }
     const best: Neighbour[] = [];
-    for (const [chunkId, sourceId, blob] of this.q.scan.iterate(chatbotId)) {
+    for (const row of this.q.scan.iterate(chatbotId)) {
+      const { chunk_id: chunkId, source_id: sourceId, vector: blob } = row;
       if (sourceIds !== undefined && !sourceIds.has(sourceId)) continue;
       const vector = vectorOf(blob);
       let similarity = 0;

@@ -50,7 +50,7 @@ function oneEditAway(word: string): string[] {
 export class WordCounts {
   private readonly counts = new Map<string, number>();
   private readonly spellings = new Map<string, { word: string; df: number }>();
-  private indexState: Buffer | undefined;
+  private indexState: Uint8Array | undefined;
   private readonly statements;
 
   constructor(db: ServiceDb) {
@@ -58,7 +58,7 @@ export class WordCounts {
       indexed: db.prepare<[string], { term: string }>(
         'SELECT term FROM chunks_vocab WHERE term IN (SELECT value FROM json_each(?))',
       ),
-      structure: db.prepare<[], { block: Buffer }>(
+      structure: db.prepare<[], { block: Uint8Array }>(
         'SELECT block FROM chunks_fts_data WHERE id = 10',
       ),
       df: db.prepare<[string], { n: number }>(
@@ -71,7 +71,10 @@ export class WordCounts {
   /** Forgets what was read when the index changed since (or too much is remembered). */
   forgetIfChanged(): void {
     const now = this.statements.structure.get()?.block;
-    const same = now !== undefined && this.indexState?.equals(now) === true;
+    const same =
+      now !== undefined &&
+      this.indexState !== undefined &&
+      Buffer.compare(this.indexState, now) === 0;
     if (same && this.counts.size + this.spellings.size < COUNTS_KEPT) return;
     this.counts.clear();
     this.spellings.clear();

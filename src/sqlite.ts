@@ -1,0 +1,85 @@
+// The one SQLite binding, for the local service's store and the state's sqlite:// store. Every
+// import of it goes through this file.
+//
+// @photostructure/sqlite is node:sqlite's API (`DatabaseSync`, `StatementSync`) for Node 20 and
+// up, with its binaries prebuilt inside the npm tarball (glibc and musl Linux, macOS, Windows):
+// nothing is compiled at install and nothing is fetched from GitHub, where better-sqlite3 built
+// SQLite from source on every machine that could not download its binaries (most of an
+// install's time). On Node >= 22.16 (`isTransaction`, used below) node:sqlite itself has the
+// same API: changing the import here is the whole move.
+//
+// Beside the re-export, only what node:sqlite leaves out: one transaction helper, reading SQLite's
+// result code off a thrown error, and prepare() typed by its parameters and row (type-only; the
+// statement is node:sqlite's).
+import {
+  DatabaseSync,
+  type DatabaseSyncInstance,
+  type DatabaseSyncOptions,
+  StatementSync,
+  type StatementSyncInstance,
+} from '@photostructure/sqlite';
+
+export { DatabaseSync, StatementSync };
+export type { DatabaseSyncInstance, DatabaseSyncOptions, StatementSyncInstance };
+
+/** A prepared statement, typed by what it binds and the row it reads (objects, null prototype). */
+export interface Statement<Params extends unknown[] = unknown[], Row = unknown> {
+  run(...params: Params): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: Params): Row | undefined;
+  all(...params: Params): Row[];
+  iterate(...params: Params): IterableIterator<Row>;
+}
+
+/** A connection whose prepare() takes the row's type: `db.prepare<[string], Row>(sql)`. */
+export interface Database extends Omit<DatabaseSyncInstance, 'prepare'> {
+  prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): Statement<Params, Row>;
+}
+
+/**
+ * Opens a connection. node:sqlite waits 0 ms for another connection's lock unless `timeout` is
+ * given (better-sqlite3 waited 5 s): callers that share a file pass theirs. Keys of a named
+ * parameters' object that the statement does not name are ignored, as better-sqlite3 did
+ * (records are bound whole: `run({ ...record, id })`).
+ */
+export function openDatabase(path: string, options: DatabaseSyncOptions = {}): Database {
+  return new DatabaseSync(path, {
+    allowUnknownNamedParameters: true,
+    ...options,
+  }) as unknown as Database;
+}
+
+/**
+ * Runs fn in one IMMEDIATE transaction: committed when it returns, rolled back when it throws.
+ * IMMEDIATE takes the write lock at once, so a read-then-write never fails halfway on another
+ * process's write. Called inside another transaction, fn runs in a savepoint of it (rolled
+ * back alone on a throw), as better-sqlite3's transactions nested. fn must be synchronous: a
+ * promise would commit before its work.
+ */
+export function inTransaction<T>(db: Database, fn: () => T): T {
+  const nested = db.isTransaction;
+  db.exec(nested ? 'SAVEPOINT nested' : 'BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    if (result instanceof Promise) throw new TypeError('a transaction cannot run async work');
+    db.exec(nested ? 'RELEASE nested' : 'COMMIT');
+    return result;
+  } catch (error) {
+    // A failed COMMIT (busy) leaves the transaction open; some failures end it (then nothing
+    // is left to roll back, and the error that ended it is the one to throw).
+    if (db.isTransaction) db.exec(nested ? 'ROLLBACK TO nested; RELEASE nested' : 'ROLLBACK');
+    throw error;
+  }
+}
+
+/** SQLite result codes this project tells apart (https://sqlite.org/rescode.html). */
+export const SqliteCode = { BUSY: 5, CONSTRAINT_UNIQUE: 2067 } as const;
+
+/**
+ * Whether node:sqlite threw this error for that result code. Its `errcode` is SQLite's extended
+ * code (SQLITE_BUSY_SNAPSHOT is 517): a primary code (below 256) matches all its extended ones.
+ */
+export function isSqliteError(error: unknown, code: number): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  if (typeof errcode !== 'number') return false;
+  return code < 256 ? (errcode & 0xff) === code : errcode === code;
+}

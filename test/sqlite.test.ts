@@ -1,0 +1,108 @@
+// The SQLite module's own parts (src/sqlite.ts): transactions that commit, roll back and nest
+// as better-sqlite3's did, and SQLite's result codes read off node:sqlite's errors.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openServiceDb } from '../src/local-service/db/open.js';
+import { VectorStore } from '../src/local-service/knowledge/vector-store.js';
+import { inTransaction, isSqliteError, openDatabase, SqliteCode } from '../src/sqlite.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chatbridge-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function table() {
+  const db = openDatabase(':memory:');
+  db.exec('CREATE TABLE t (v TEXT UNIQUE)');
+  const add = db.prepare<[string]>('INSERT INTO t (v) VALUES (?)');
+  const values = () => db.prepare<[], { v: string }>('SELECT v FROM t ORDER BY v').all();
+  return { db, add, values: () => values().map((row) => row.v) };
+}
+
+describe('inTransaction', () => {
+  it('commits what fn wrote and returns its result', () => {
+    const { db, add, values } = table();
+    expect(inTransaction(db, () => (add.run('a'), add.run('b'), 'done'))).toBe('done');
+    expect(values()).toEqual(['a', 'b']);
+    expect(db.isTransaction).toBe(false);
+  });
+
+  it('rolls everything back when fn throws, and throws that error', () => {
+    const { db, add, values } = table();
+    const failure = new Error('half way');
+    expect(() =>
+      inTransaction(db, () => {
+        add.run('a');
+        throw failure;
+      }),
+    ).toThrow(failure);
+    expect(values()).toEqual([]);
+    expect(db.isTransaction).toBe(false);
+  });
+
+  it('nests as a savepoint: an inner failure undoes only the inner work', () => {
+    const { db, add, values } = table();
+    inTransaction(db, () => {
+      add.run('outer');
+      expect(() =>
+        inTransaction(db, () => {
+          add.run('inner');
+          add.run('outer'); // a UNIQUE violation
+        }),
+      ).toThrow(/UNIQUE/);
+      inTransaction(db, () => add.run('second'));
+    });
+    expect(values()).toEqual(['outer', 'second']);
+  });
+
+  it('refuses async work, committing none of it', () => {
+    const { db, add, values } = table();
+    expect(() =>
+      inTransaction(db, async () => {
+        add.run('a');
+      }),
+    ).toThrow(/cannot run async work/);
+    expect(values()).toEqual([]);
+  });
+});
+
+describe('isSqliteError', () => {
+  it('reads the result code, a primary code matching its extended ones', () => {
+    const { add } = table();
+    add.run('a');
+    let error: unknown;
+    try {
+      add.run('a');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isSqliteError(error, SqliteCode.CONSTRAINT_UNIQUE)).toBe(true);
+    expect(isSqliteError(error, 19)).toBe(true); // SQLITE_CONSTRAINT, its primary code
+    expect(isSqliteError(error, SqliteCode.BUSY)).toBe(false);
+    expect(isSqliteError(new Error('database is locked'), SqliteCode.BUSY)).toBe(false);
+  });
+
+  it('tells a busy file from a locked-out writer, with no wait given', () => {
+    const path = join(dir, 'busy.sqlite');
+    const holder = openDatabase(path);
+    holder.exec('CREATE TABLE t (v); BEGIN IMMEDIATE');
+    const other = openDatabase(path);
+    expect(() => other.exec('BEGIN IMMEDIATE')).toThrow(
+      expect.objectContaining({ errcode: SqliteCode.BUSY }),
+    );
+    holder.exec('ROLLBACK');
+    holder.close();
+    other.close();
+  });
+});
+
+describe('the service store and extensions', () => {
+  it('loads sqlite-vec, and SQL itself can load no extension', () => {
+    const db = openServiceDb('memory://');
+    expect(new VectorStore(db, 'model').withoutSqliteVec).toBeUndefined();
+    expect(() => db.prepare("SELECT load_extension('/nonexistent')").get()).toThrow(
+      /not authorized/,
+    );
+    db.close();
+  });
+});
