@@ -78,42 +78,43 @@ function pagesToText(pages: Line[][], titles: ReadonlySet<string>): string {
     line.text.length <= 120 &&
     !/[.,;:]$/.test(line.text) &&
     (titles.has(line.text) || (body > 0 && line.size >= HEADING_SIZE * body));
-  return pages
-    .map((lines) => {
-      let text = '';
-      let code: Line[] = [];
-      lines.forEach((line, i) => {
-        const previous = lines[i - 1];
-        if (line.fixed) {
-          code.push(line);
-          if (lines[i + 1]?.fixed === true) return;
-          text += `\n\n${codeBlock(code)}\n\n`;
-          code = [];
-          return;
-        }
-        if (isHeading(line)) {
-          text += `\n\n## ${line.text}\n\n`;
-          return;
-        }
-        const gap = previous === undefined ? 0 : Math.abs(previous.y - line.y);
-        const broken = previous !== undefined && gap > PARAGRAPH_GAP * Math.max(line.size, 1);
-        // A bullet glyph starts a list item; a line broken after a word's hyphen reads on
-        // without a space ("user-defined"; the hyphen stays, as it may be the word's own).
-        const written = line.text.replace(BULLET, '- ');
-        const joint =
-          text === '' || text.endsWith('\n\n')
+  // One pass over every page's lines: a page ends a paragraph, but a code block running on
+  // from the foot of one page to the head of the next is one block.
+  const lines = pages.flatMap((page, p) =>
+    page.map((line, i) => ({ line, opensPage: i === 0 && p > 0 })),
+  );
+  let text = '';
+  let code: Line[] = [];
+  lines.forEach(({ line, opensPage }, i) => {
+    if (line.fixed) {
+      code.push(line);
+      if (lines[i + 1]?.line.fixed === true) return;
+      text += `\n\n${codeBlock(code)}\n\n`;
+      code = [];
+      return;
+    }
+    if (isHeading(line)) {
+      text += `\n\n## ${line.text}\n\n`;
+      return;
+    }
+    const previous = opensPage ? undefined : lines[i - 1]?.line;
+    const gap = previous === undefined ? 0 : Math.abs(previous.y - line.y);
+    const broken =
+      opensPage || (previous !== undefined && gap > PARAGRAPH_GAP * Math.max(line.size, 1));
+    // A bullet glyph starts a list item; a line broken after a word's hyphen reads on
+    // without a space ("user-defined"; the hyphen stays, as it may be the word's own).
+    const written = line.text.replace(BULLET, '- ');
+    const joint =
+      text === '' || text.endsWith('\n\n')
+        ? ''
+        : broken
+          ? '\n\n'
+          : /\p{L}-$/u.test(text) && /^\p{L}/u.test(written)
             ? ''
-            : broken
-              ? '\n\n'
-              : /\p{L}-$/u.test(text) && /^\p{L}/u.test(written)
-                ? ''
-                : '\n';
-        text += joint + written;
-      });
-      return text.trim();
-    })
-    .filter((text) => text !== '')
-    .join('\n\n');
+            : '\n';
+    text += joint + written;
+  });
+  return text.trim();
 }
 
 /** Lines in a fixed-width font as a fenced code block, each indented as far as it starts

@@ -31,6 +31,23 @@ describe('PDF layout', () => {
     expect(text).toBe(`Call it like this:\n\n\`\`\`\n${CODE}\n\`\`\`\n\nIt returns one.`);
   });
 
+  it('reads a code block broken by a page break as one block, and a page end as a paragraph end', async () => {
+    const [head, ...rest] = CODE.split('\n');
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica').fontSize(11).text('Call it like this:').moveDown(0.6);
+      doc.font('Courier').fontSize(9).text(head!);
+      doc.addPage();
+      doc.font('Courier').fontSize(9).text(rest.join('\n')).moveDown(0.6);
+      doc.font('Helvetica').fontSize(11).text('It returns one');
+      doc.addPage();
+      doc.font('Helvetica').fontSize(11).text('whatever the input.');
+    });
+    const { text } = await pdfToText(bytes);
+    expect(text).toBe(
+      `Call it like this:\n\n\`\`\`\n${CODE}\n\`\`\`\n\nIt returns one\n\nwhatever the input.`,
+    );
+  });
+
   it('reads a bullet glyph as a list item and a line broken after a hyphen as one word', async () => {
     const bytes = await pdf((doc) => {
       doc.font('Helvetica').fontSize(11);
