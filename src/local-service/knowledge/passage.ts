@@ -59,8 +59,20 @@ function unitsOfBlock(block: Block, index: number): Unit[] {
       const flat = block.text.replace(/\s*\n\s*/g, (_, at: number, text: string) =>
         glue(text.slice(0, at), text.slice(at).trimStart()),
       );
-      return [...sentences.segment(flat)]
-        .map((s) => s.segment.trim())
+      // What Intl.Segmenter puts before a sentence's first word but after its own space, such
+      // as the "_" closing an emphasised sentence before it, stays with that sentence, as
+      // written; so does a last piece with no word at all.
+      const pieces: string[] = [];
+      for (const { segment } of sentences.segment(flat)) {
+        const closing =
+          pieces.length > 0 ? (/^[^\p{L}\p{N}\s]+(?=\s|$)/u.exec(segment)?.[0] ?? '') : '';
+        if (closing !== '') pieces[pieces.length - 1] += closing;
+        const rest = segment.slice(closing.length);
+        if (/[\p{L}\p{N}]/u.test(rest) || pieces.length === 0) pieces.push(rest);
+        else pieces[pieces.length - 1] += rest;
+      }
+      return pieces
+        .map((piece) => piece.trim())
         .filter(Boolean)
         .map((sentence) => unit('sentence', sentence, index));
     }

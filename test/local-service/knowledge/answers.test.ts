@@ -127,6 +127,17 @@ describe('extractive answers', () => {
     }
   });
 
+  it('keeps the markup closing a sentence with that sentence, as written', async () => {
+    const notes = doc(
+      'notes',
+      'Logging',
+      '# Logging\n\nEach route may set its own log level. _The level applies to routes only, not to `app.log`._ Levels are named.',
+    );
+    const { answer } = await ask('does the route log level apply to app.log?', {}, [notes]);
+    expect(answer.text).toContain('_The level applies to routes only, not to `app.log`._');
+    expect(answer.text).not.toContain('. _ ');
+  });
+
   it('reads a misspelt word as the indexed word one edit away', async () => {
     const { answer } = await ask('how long is the retension');
     expect(answer.text).toContain('`retention`');
