@@ -2,7 +2,8 @@
 // The best passage that retrieval trusts (its coverage of the question, one calibrated signal)
 // is quoted as written: its best window of whole sentences, items, rows and code (passage.ts),
 // introduced by its source's name and cited. A second passage joins only when retrieval
-// ranked it nearly as high and it comes from another section. Nothing trusted: "not found".
+// ranked it nearly as high (in a follow-up, by the question's own words too) and it comes from
+// another section. Nothing trusted: "not found".
 import { citePassages } from './cite.js';
 import type { ComposedAnswer, Passage } from './types.js';
 
@@ -45,6 +46,7 @@ export function composeAnswer(
       p !== best &&
       sectionKey(p) !== sectionKey(best) &&
       p.score >= SECOND_RATIO * best.score &&
+      (p.askedScore ?? p.score) >= SECOND_RATIO * (best.askedScore ?? best.score) &&
       (p.coverage ?? 0) >= CONFIDENT,
   );
   const chosen = second === undefined ? [best] : [best, second];

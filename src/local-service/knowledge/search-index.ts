@@ -281,6 +281,8 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     const terms = [...own, ...previous.map((t) => ({ ...t, weight: t.weight * scale }))];
     if (terms.length === 0) return [];
     const weights: Weights = new Map(terms.map((t) => [t.stem, t.weight]));
+    const asked: Weights | undefined =
+      previous.length === 0 ? undefined : new Map(own.map((t) => [t.stem, t.weight]));
     const found = candidates(chatbot, terms, options, total);
     // bm25 of the question's own words: the previous question's helped find the candidates,
     // but bm25 cannot weigh them less, so they take no part in it.
@@ -331,6 +333,10 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
         coverage: weighedIn(weights, heading, ...units.map((unit) => unit.stems)),
         window: windowText(window.units),
       };
+      if (asked !== undefined) {
+        const held = window.units.map((unit) => unit.stems);
+        passage.askedScore = factor * weighedIn(asked, heading, ...held) + tie;
+      }
       if (row.link !== null) passage.link = row.link;
       if (row.section !== null) passage.section = row.section;
       passages.push(passage);

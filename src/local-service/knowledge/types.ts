@@ -29,6 +29,12 @@ export interface Passage {
   /** Rank score; higher is better. Comparable within one search only. */
   score: number;
   /**
+   * The score by the question's own words alone, when the previous question's words helped
+   * rank (a follow-up). A second passage must come near the first by this score as well as by
+   * `score`: it answers what is asked now, on the topic asked before.
+   */
+  askedScore?: number;
+  /**
    * Share of the question's weight (rare words weigh most) the chunk holds, with its title and
    * heading path: 0..1. The one signal the answer writer trusts a passage by.
    */
