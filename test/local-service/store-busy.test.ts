@@ -4,11 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openServiceDb } from '../../src/local-service/db/open.js';
+import { BUSY_TIMEOUT_MS, openServiceDb } from '../../src/local-service/db/open.js';
 import { toErrorResponse } from '../../src/local-service/http-errors.js';
 import { Ingestor } from '../../src/local-service/ingest.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
+import type { SourceRecord } from '../../src/local-service/records.js';
 import { Repository } from '../../src/local-service/repository.js';
+import { DuplicateSourceError } from '../../src/local-service/sources.js';
 import { silentLogger } from '../../src/log.js';
 import { isSqliteError, openDatabase, SqliteCode } from '../../src/sqlite.js';
 
@@ -81,6 +83,52 @@ describe('a store busy with another process’s write', () => {
     // Once the lock is free, the same pair is stored.
     expect((await ingestor.addQa('test', 'bot', 'When?', 'Now.')).status).toBe('success');
     other.close();
+    db.close();
+  });
+});
+
+describe('two processes on one store file', () => {
+  it('each wait BUSY_TIMEOUT_MS for the other’s write lock (node:sqlite waits 0 ms unless told)', () => {
+    const db = openServiceDb(`sqlite://${join(dir, 'wait.sqlite')}`);
+    expect(db.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: BUSY_TIMEOUT_MS });
+    db.close();
+  });
+
+  it('adding the same URL at once: the later insert names the source the other stored (the ingest answers 409 with it)', async () => {
+    const { db, repo, other } = await busyStore('same-url.sqlite');
+    other.exec('ROLLBACK');
+    other.close();
+    // The other process: its own connection, its check for the URL passed before this one's.
+    const elsewhere = openServiceDb(`sqlite://${join(dir, 'same-url.sqlite')}`);
+    const url = 'https://example.org/page';
+    const pending = (uuid: string): SourceRecord => ({
+      owner: 'test',
+      chatbotUuid: 'bot',
+      uuid,
+      title: url,
+      type: 'url',
+      status: 'await',
+      file_name: url,
+      file_size: 0,
+      tokens: 0,
+      meta_json: '{}',
+      url,
+      link: url,
+      created_at: '',
+      modified_at: '',
+    });
+    new Repository(elsewhere).sources.createPending(pending('first'));
+    const failure = (() => {
+      try {
+        repo.sources.createPending(pending('second'));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(failure).toBeInstanceOf(DuplicateSourceError);
+    expect((failure as DuplicateSourceError).existing.uuid).toBe('first');
+    expect(db.isTransaction).toBe(false);
+    elsewhere.close();
     db.close();
   });
 });
