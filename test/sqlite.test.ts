@@ -64,6 +64,41 @@ describe('inTransaction', () => {
     ).toThrow(/cannot run async work/);
     expect(values()).toEqual([]);
   });
+
+  it('takes the write lock at once (IMMEDIATE): another writer is refused before fn writes', () => {
+    const path = join(dir, 'immediate.sqlite');
+    const db = openDatabase(path);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const other = openDatabase(path);
+    inTransaction(db, () => {
+      expect(() => other.exec('BEGIN IMMEDIATE')).toThrow(
+        expect.objectContaining({ errcode: SqliteCode.BUSY }),
+      );
+    });
+    other.exec('BEGIN IMMEDIATE; ROLLBACK'); // free again once it committed
+    other.close();
+    db.close();
+  });
+
+  it('rolls back when COMMIT itself is refused (busy), leaving no transaction open', () => {
+    // A rollback-journal file (the state's sqlite:// store): COMMIT needs every reader gone.
+    const path = join(dir, 'commit-busy.sqlite');
+    const db = openDatabase(path);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const reader = openDatabase(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT * FROM t').all(); // holds a read lock until its transaction ends
+    const add = db.prepare<[string]>('INSERT INTO t (v) VALUES (?)');
+    expect(() => inTransaction(db, () => add.run('lost'))).toThrow(
+      expect.objectContaining({ errcode: SqliteCode.BUSY }),
+    );
+    expect(db.isTransaction).toBe(false);
+    reader.exec('COMMIT');
+    inTransaction(db, () => add.run('kept'));
+    expect(reader.prepare('SELECT v FROM t').all()).toEqual([{ v: 'kept' }]);
+    reader.close();
+    db.close();
+  });
 });
 
 describe('isSqliteError', () => {
@@ -103,6 +138,14 @@ describe('the service store and extensions', () => {
     expect(() => db.prepare("SELECT load_extension('/nonexistent')").get()).toThrow(
       /not authorized/,
     );
+    // Nor JavaScript: loading was turned on for sqlite-vec alone, and off again after it.
+    expect(() => db.loadExtension('/nonexistent')).toThrow(/not enabled/);
+    db.close();
+  });
+
+  it('gives no way to load one when embeddings are off (sqlite-vec never loaded)', () => {
+    const db = openServiceDb('memory://');
+    expect(() => db.loadExtension('/nonexistent')).toThrow(/not enabled/);
     db.close();
   });
 });

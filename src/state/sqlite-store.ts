@@ -13,7 +13,12 @@ import { openDatabase, type Database } from '../sqlite.js';
  */
 export function openSqliteFile(path: string, busyTimeoutMs: number): Database {
   const db = openDatabase(path, { timeout: busyTimeoutMs });
-  db.exec('CREATE TABLE IF NOT EXISTS keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS keyv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
+  } catch (error) {
+    db.close(); // a file that is no database: the caller never gets the connection to close
+    throw error;
+  }
   return db;
 }
 

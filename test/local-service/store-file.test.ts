@@ -89,6 +89,16 @@ describe('the store file', () => {
     db.close();
   });
 
+  it('refuses a file that is no SQLite database, naming it, and leaves it unchanged', async () => {
+    const path = join(dir, 'garbage.sqlite');
+    await writeFile(path, 'this is no SQLite database. '.repeat(40));
+    const before = digest(path);
+    expect(() => openServiceDb(`sqlite://${path}`)).toThrow(
+      new RegExp(`store file ${escaped(path)}: cannot be read: file is not a database`),
+    );
+    expect(digest(path)).toBe(before);
+  });
+
   it('refuses a path that is a folder, saying so and naming it', async () => {
     const path = join(dir, 'a-folder');
     await mkdir(path);

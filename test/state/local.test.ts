@@ -1,12 +1,20 @@
 // memory:// and sqlite:// stores: the contract, plus what the injected clock and the
 // in-process queue make testable.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/sqlite.js';
 import { LockLostError, openState, type State } from '../../src/state/index.js';
-import { maskUrl, storeKind } from '../../src/state/keyv.js';
+import { maskUrl, openKeyvStore, storeKind } from '../../src/state/keyv.js';
 import type { LocalThreadLocks } from '../../src/state/local-locks.js';
 import { deferred, stateContract, unique, within } from './contract.js';
 
@@ -158,4 +166,37 @@ describe('openState options and URLs', () => {
     expect(maskUrl('redis://:secret@host')).toBe('redis://:***@host');
     expect(maskUrl('redis://host:6379')).toBe('redis://host:6379');
   });
+});
+
+describe('the sqlite:// state file, used by another connection or damaged', () => {
+  it('waits 10 s for another connection’s write lock (node:sqlite waits 0 ms unless told)', async () => {
+    const store = await openKeyvStore(`sqlite://${join(dir, 'busy.sqlite')}`);
+    try {
+      expect(store.sqlite!.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: 10_000 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  /** How many of this process's file descriptors are open on path (Linux). */
+  const openOn = (path: string) =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === path;
+      } catch {
+        return false; // closed while listed (the listing's own descriptor)
+      }
+    }).length;
+
+  it.runIf(existsSync('/proc/self/fd'))(
+    'refuses a file that is no database, naming it, and leaves it closed',
+    async () => {
+      const path = join(dir, 'garbage.sqlite');
+      writeFileSync(path, 'this is no SQLite database. '.repeat(40));
+      await expect(openState(`sqlite://${path}`)).rejects.toThrow(
+        `store URL "sqlite://${path}": cannot open: file is not a database`,
+      );
+      expect(openOn(path)).toBe(0);
+    },
+  );
 });
