@@ -68,8 +68,18 @@ interface Replica extends CliProcess {
   port: number;
 }
 
+/** Starts a replica; again on another port if the free one was taken before it listened. */
 async function startReplica(): Promise<Replica> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startReplicaOn(await freePort());
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startReplicaOn(port: number): Promise<Replica> {
   const started = await startCli(['start'], {
     cwd: dir,
     env: {
