@@ -9,7 +9,7 @@ import { docxBomb, htmlTableBomb, pdfBomb } from './knowledge/bombs.js';
 import { minimalPdf, type Site, startSite } from './fixtures.js';
 import { type Harness, startHarness } from './helpers.js';
 
-const TIMEOUT_MS = 1000;
+const TIMEOUT_MS = 1500;
 const TEXT_CAP = 64 * 1024;
 const jobs = new EventEmitter();
 let h: Harness;
