@@ -70,7 +70,18 @@ function holdNext() {
 
 type Replica = CliProcess;
 
+/** Starts a replica; again on another port if the free one was taken before it listened. */
 async function startReplica(shard: number): Promise<Replica> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startReplicaOn(shard, await freePort());
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startReplicaOn(shard: number, port: number): Promise<Replica> {
   const replica = await startCli(['start'], {
     cwd: dir,
     env: {
@@ -86,7 +97,7 @@ async function startReplica(shard: number): Promise<Replica> {
       DISCORD_API_URL: fake.apiUrl,
       DISCORD_SHARD_COUNT: String(SHARDS),
       DISCORD_SHARDS: String(shard),
-      PORT: String(await freePort()),
+      PORT: String(port),
       LOG_LEVEL: 'info',
     },
     startedWhen: 'chatbridge is running',

@@ -10,10 +10,10 @@ import { minimalPdf, type Site, startSite } from './fixtures.js';
 import { type Harness, startHarness } from './helpers.js';
 
 const TIMEOUT_MS = 1500;
-const MiB = 1024 * 1024;
+const TEXT_CAP = 64 * 1024;
 const jobs = new EventEmitter();
 let h: Harness;
-/** A time limit long enough for the text cap (1 MiB, below the 20-times-the-file rule) to act first. */
+/** A time limit long enough for the text cap (64 KiB, below the 20-times-the-file rule) to act first. */
 let roomy: Harness;
 /** Default text caps and a time limit no loaded machine reaches: the text rule must act. */
 let patient: Harness;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   h = await startHarness({
     extraction: { timeoutMs: TIMEOUT_MS, onJobStart: (job) => jobs.emit('start', job) },
   });
-  roomy = await startHarness({ extraction: { timeoutMs: 60_000, maxTextBytes: MiB } });
+  roomy = await startHarness({ extraction: { timeoutMs: 60_000, maxTextBytes: TEXT_CAP } });
   patient = await startHarness({ extraction: { timeoutMs: 60_000 } });
   slowPdf = await pdfBomb(500, 'blank');
   site = await startSite({
@@ -110,16 +110,16 @@ describe('hostile files', () => {
     },
   );
 
-  // Twenty times the configured text limit proves the cap as the 100 MB bomb against 2 MiB did,
-  // for a fifth of the inflating.
-  it('a PDF inflating to 20 MB of text: 422 once the text passes the 1 MiB limit', async () => {
+  // 32 times the configured text limit proves the cap as the 100 MB bomb against 2 MiB (and
+  // 20 MB against 1 MiB) did, for a tenth of the reading.
+  it('a PDF inflating to 2 MB of text: 422 once the text passes the 64 KiB limit', async () => {
     const bot = await roomy.client.createChatbot({ name: 'PDF text bomb' });
-    const bomb = await pdfBomb(20, 'text');
+    const bomb = await pdfBomb(2, 'text');
     const res = await upload(bot.uuid, 'words.pdf', bomb, roomy);
     expect(res.status).toBe(422);
     expect(res.json.error.field).toBe('file');
     expect(res.json.error.message).toBe(
-      `file: refused: "words.pdf": the extracted text would exceed ${MiB} bytes`,
+      `file: refused: "words.pdf": the extracted text would exceed ${TEXT_CAP} bytes`,
     );
   });
 

@@ -65,7 +65,7 @@ async function answer(p: ServiceProcess, session: string, query: string): Promis
 describe('two service processes on one SQLite file', () => {
   it('keep every source either writes, find each other’s facts, and share one rate limit', async () => {
     const storeUrl = `sqlite://${join(dir, 'shared.sqlite')}`;
-    const [a, b] = [await start(storeUrl), await start(storeUrl)];
+    const [a, b] = await Promise.all([start(storeUrl), start(storeUrl)]);
     const bot = await a!.client.createChatbot({ name: 'Shared', rate_limit: [100, 60] });
 
     const adds = Array.from({ length: 200 }, (_, i) => () => {

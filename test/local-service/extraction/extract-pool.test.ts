@@ -2,7 +2,6 @@
 // long or needs too much memory fails alone with a clear limit error, its process is replaced,
 // and the files after it are read as usual.
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,10 +12,11 @@ import {
 } from '../../../src/local-service/extraction/index.js';
 import { pdfBomb } from '../knowledge/bombs.js';
 import { buildDocx, buildPdf } from '../knowledge/fixtures.js';
+import { built } from '../../run-cli.js';
 
-const poolModule = new URL('../../../src/local-service/extraction/extract-pool.ts', import.meta.url)
-  .href;
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The pool as `npm run build` ships it: compiled once for the run (test/build-once.ts), so the
+// child process below is plain node, not a TypeScript loader compiling the modules again.
+const poolModule = pathToFileURL(built('src/local-service/extraction/extract-pool.ts')).href;
 
 /** 500 kB of PDF whose 500 MB of blank content takes pdfjs seconds to read. */
 let slowPdf: Uint8Array;
@@ -143,11 +143,10 @@ describe('ExtractionPool', () => {
       await pool.prepare('Some text.');
       await pool.close();
       console.log('closed');`;
-    const run = spawnSync(
-      process.execPath,
-      ['--import', tsxLoader, '--input-type=module', '-e', script],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('closed');
     expect(run.status).toBe(0);
