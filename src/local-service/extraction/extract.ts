@@ -126,8 +126,13 @@ export type Converter = typeof convertFile;
  * PDF, and pdfjs is most of a process's start).
  */
 export async function loadConverterFor(kind: FileKind | 'prepare'): Promise<void> {
-  if (kind === 'pdf') await import('pdfjs-dist/legacy/build/pdf.mjs');
-  else if (kind === 'docx') await import('mammoth');
+  if (kind === 'pdf') {
+    await import('pdfjs-dist/legacy/build/pdf.mjs');
+    // In Node pdfjs parses in a "fake worker" whose code it imports on the first document (half
+    // a second). The worker module, once loaded, sets globalThis.pdfjsWorker, where pdfjs looks
+    // first: loaded here with the reader, it is not counted against the first file's limit.
+    await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+  } else if (kind === 'docx') await import('mammoth');
 }
 
 export interface ExtractOptions {

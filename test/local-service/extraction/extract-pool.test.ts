@@ -152,6 +152,20 @@ describe('ExtractionPool', () => {
     expect(run.status).toBe(0);
   });
 
+  it("loads pdfjs's worker code with the PDF reader, before a file's clock starts", () => {
+    // In a process of its own: in this one, an earlier test's PDF may have loaded it already.
+    const extract = pathToFileURL(built('src/local-service/extraction/extract.ts')).href;
+    const script = `
+      import { loadConverterFor } from ${JSON.stringify(extract)};
+      await loadConverterFor('pdf');
+      console.log(typeof globalThis.pdfjsWorker?.WorkerMessageHandler);`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stdout.trim()).toBe('function');
+  });
+
   it('close() fails the files in progress and ends every converter process', async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
