@@ -243,16 +243,20 @@ export class Repository {
     this.setAgentSources(Number(lastInsertRowid), record.data_source_uuids);
   }
 
+  /** An agent row with its data sources, as the interface shows it. */
+  private agentOf(row: AgentRow): AgentRecord {
+    return agentRecord(
+      row,
+      this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
+    );
+  }
   async createAgent(record: AgentRecord): Promise<void> {
     inTransaction(this.db, () => this.insertAgent(record));
   }
   async getAgent(uuid: string): Promise<AgentRecord | undefined> {
     const row = this.q.agent.get(uuid);
     if (row === undefined) return undefined;
-    return agentRecord(
-      row,
-      this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
-    );
+    return this.agentOf(row);
   }
   /**
    * Changes an agent in one transaction (read, change, write), so two processes updating it at
@@ -265,12 +269,7 @@ export class Repository {
     return inTransaction(this.db, () => {
       const row = this.q.agent.get(uuid);
       if (row === undefined) return undefined;
-      const next = change(
-        agentRecord(
-          row,
-          this.q.agentSourcesOf.all(row.id).map((m) => m.uuid),
-        ),
-      );
+      const next = change(this.agentOf(row));
       this.q.updateAgent.run({ ...this.agentColumns(next), id: row.id });
       this.setAgentSources(row.id, next.data_source_uuids);
       return next;
@@ -296,6 +295,13 @@ export class Repository {
     this.q.clearTagMembers.run(tagId);
     uuids.forEach((uuid, position) => this.q.addTagMember.run(tagId, position, uuid));
   }
+  /** A tag row with its members, as the interface shows it. */
+  private tagOf(row: TagRow): SourceTagRecord {
+    return tagRecord(
+      row,
+      this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
+    );
+  }
   async createTag(record: SourceTagRecord): Promise<void> {
     inTransaction(this.db, () => {
       const { lastInsertRowid } = this.q.insertTag.run({
@@ -312,10 +318,7 @@ export class Repository {
   async getTag(uuid: string): Promise<SourceTagRecord | undefined> {
     const row = this.q.tag.get(uuid);
     if (row === undefined) return undefined;
-    return tagRecord(
-      row,
-      this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
-    );
+    return this.tagOf(row);
   }
   /** Changes a source tag in one transaction (see changeAgent). */
   async changeTag(
@@ -325,12 +328,7 @@ export class Repository {
     return inTransaction(this.db, () => {
       const row = this.q.tag.get(uuid);
       if (row === undefined) return undefined;
-      const next = change(
-        tagRecord(
-          row,
-          this.q.tagMembersOf.all(row.id).map((m) => m.uuid),
-        ),
-      );
+      const next = change(this.tagOf(row));
       this.q.updateTag.run({
         id: row.id,
         name: next.name,

@@ -44,6 +44,8 @@ export class LocalIntakeStore implements IntakeStore {
   readonly leaseMs: number;
   private readonly queues = new Map<string, LocalIntakeQueue>();
   private readonly renewer: LeaseRenewer;
+  /** A file outlives the process: its next start takes over what was released. */
+  private readonly durable: boolean;
 
   constructor(
     private readonly db: Database,
@@ -56,6 +58,7 @@ export class LocalIntakeStore implements IntakeStore {
     db.exec(SCHEMA);
     this.leaseMs = options.leaseMs;
     this.renewer = new LeaseRenewer(options);
+    this.durable = !inMemory(db);
   }
 
   queue(name: string): IntakeQueue {
@@ -67,8 +70,7 @@ export class LocalIntakeStore implements IntakeStore {
         this.owner,
         this.options,
         this.renewer,
-        // A file outlives the process: its next start takes over what was released.
-        !inMemory(this.db),
+        this.durable,
       );
       this.queues.set(name, queue);
     }

@@ -1,10 +1,10 @@
 // memory:// and sqlite:// stores: the contract, plus what the injected clock and the
 // in-process queue make testable.
 import {
-  copyFileSync,
   existsSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -105,13 +105,15 @@ for (const url of ['memory://', sqliteUrl]) {
 }
 
 describe('a state file written by the earlier store (@keyv/sqlite 4 on sqlite3)', () => {
-  // The fixture was written through openState while sqlite:// ran on @keyv/sqlite; opened on a
-  // copy so the committed file never changes.
-  const fixture = new URL('./fixtures/keyv-sqlite-v4.sqlite', import.meta.url);
+  // The fixture is that store's table and the rows it wrote through openState, as SQL text
+  // (a review can read it; no binary file is committed): the file is built from it here.
+  const fixture = new URL('./fixtures/keyv-sqlite-v4.sql', import.meta.url);
 
   it('reads what it wrote, and writes rows of the same layout beside them', async () => {
     const path = join(dir, 'old-store.sqlite');
-    copyFileSync(fixture, path);
+    const written = openDatabase(path);
+    written.exec(readFileSync(fixture, 'utf8'));
+    written.close();
     const state = await openState(`sqlite://${path}`);
     try {
       expect(await state.sessions.get('slack:T1:C1:1700000000.000100')).toEqual({
