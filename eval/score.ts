@@ -96,19 +96,25 @@ const JUNK: Array<[ProblemKind, RegExp]> = [
  * dropped, whitespace folded but line ends kept (a line end closes a list item or a heading).
  */
 export function normalizeForEndings(text: string): string {
-  const link = /!?\[([^\]\n]*)\]\([^)\n]*\)/g;
+  // A link's text may run over a line end, as a source wraps it ("[Validation and\n  Serialization](…)").
+  const link = /!?\[([^\]]*)\]\([^)\n]*\)/g;
   // A reference link ([text][ref]) reads as its text, as an inline one does: the service writes
   // reference links inline, which is a cleanup, not an invented ending.
   const reference = /!?\[([^\]\n]*)\]\[[^\]\n]*\]/g;
-  return withoutMarkers(text)
-    .replace(link, '$1')
-    .replace(link, '$1')
-    .replace(reference, '$1')
-    .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
-    .replace(/[`*]/g, '')
-    .replace(/[ \t]*\n\s*/g, '\n')
-    .replace(/[ \t]+/g, ' ')
-    .toLowerCase();
+  return (
+    withoutMarkers(text)
+      .replace(link, '$1')
+      .replace(link, '$1')
+      .replace(reference, '$1')
+      .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
+      .replace(/[`*]/g, '')
+      // Emphasis by underscores ("_route prefixing_"), as the service writes what a source set
+      // with asterisks; an underscore inside a name (snake_case) stays.
+      .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gmu, '$1')
+      .replace(/[ \t]*\n\s*/g, '\n')
+      .replace(/[ \t]+/g, ' ')
+      .toLowerCase()
+  );
 }
 
 /** The answer's sentences that end in . ! or ? (fenced code and lead-ins left out). */
@@ -120,12 +126,17 @@ function sentencesOf(answer: string): string[] {
     if (FENCE_LINE.test(line)) inFence = !inFence;
     else if (!inFence) prose.push(line);
   }
-  return prose
-    .join('\n')
-    .replace(/^According to [^\n]*?:\s/gm, '')
-    .split(/\n\s*\n|(?<=[.!?]["'”’)\]`*_]*)\s+(?=[A-Z0-9`"'(*[_-])/)
-    .map((s) => withoutMarkers(s).trim())
-    .filter((s) => /[.!?]["'”’)\]`*_]*$/.test(s));
+  return (
+    prose
+      .join('\n')
+      .replace(/^According to [^\n]*?:\s/gm, '')
+      // A list item is a piece of its own, read without its marker: "4." is not a sentence, nor
+      // does the next item's number end the item before it.
+      .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '\n\n')
+      .split(/\n\s*\n|(?<=[.!?]["'”’)\]`*_]*)\s+(?=[A-Z0-9`"'(*[_-])/)
+      .map((s) => withoutMarkers(s).trim())
+      .filter((s) => /[.!?]["'”’)\]`*_]*$/.test(s))
+  );
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -49,6 +49,30 @@ describe('bad endings', () => {
     ).toEqual([]);
   });
 
+  it('reads a numbered list, a link wrapped over two lines and emphasis as the service writes them', () => {
+    const source = normalizeForEndings(
+      [
+        '4. Add a `preinstall` script, like the one shown above',
+        '5. Remove it from your `dependencies`',
+        '',
+        'See the [Validation and',
+        '  Serialization](./Validation.md#schema) documentation.',
+        '',
+        'This is called *route prefixing*.',
+      ].join('\n'),
+    );
+    const judged = (answer: string) => problemsOf(answer, source).map((p) => p.kind);
+    expect(
+      judged(
+        '4. Add a `preinstall` script, like the one shown above\n5. Remove it from your `dependencies`',
+      ),
+    ).toEqual([]);
+    expect(judged('See the Validation and Serialization documentation.')).toEqual([]);
+    expect(judged('This is called _route prefixing_.')).toEqual([]);
+    // Still judged: a full stop the source never wrote after an item.
+    expect(judged('4. Add a `preinstall` script, like the one.')).toEqual(['cut-sentence']);
+  });
+
   it('finds a sentence cut where its source goes on', () => {
     expect(kinds('According to options.md: When `true`, Fastify calls the. [1.1]')).toEqual([
       'cut-sentence',
