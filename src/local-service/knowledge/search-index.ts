@@ -103,6 +103,13 @@ function headingMatch(weights: Weights, path: string): number {
   return recall + precision === 0 ? 0 : (2 * recall * precision) / (recall + precision);
 }
 
+/** Whether the question's own words are all in a source's title: it asks about that document. */
+function namesDocument(own: Term[], title: string): boolean {
+  if (own.length === 0) return false;
+  const stems = stemsOf(title);
+  return own.every((t) => stems.has(t.stem));
+}
+
 /** The MATCH of the question's words (and the previous question's), OR-ed. */
 const matchOf = (terms: Term[]): string => terms.map((t) => quoted(t.word)).join(' OR ');
 
@@ -141,6 +148,10 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
       `SELECT ${rowColumns} WHERE c.id IN (SELECT value FROM json_each(?))`,
     ),
     total: db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM chunks'),
+    leads: db.prepare<[string], { id: number }>(
+      `SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id
+       WHERE c.position = 0 AND s.uuid IN (SELECT value FROM json_each(?))`,
+    ),
   };
   const wordCounts = new WordCounts(db);
   const dfOf = (word: string) => wordCounts.dfOf(word);
@@ -231,6 +242,23 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     return search(matchOf(batch));
   }
 
+  /**
+   * The candidates, with the opening chunk of each document among them whose title names the
+   * question ("what is keyv?" of keyv's README): bm25 ranks the chunks that say the name most
+   * often and most briefly, while the document says what it is at its start. The rerank weighs
+   * it as any other chunk (a lift for leads lost answers on the dev sets).
+   */
+  function withLeads(rows: Row[], own: Term[]): Row[] {
+    const named = [
+      ...new Set(rows.filter((row) => namesDocument(own, row.title)).map((row) => row.uuid)),
+    ];
+    if (named.length === 0) return rows;
+    const have = new Set(rows.map((row) => row.id));
+    const leads = statements.leads.all(JSON.stringify(named)).filter((lead) => !have.has(lead.id));
+    if (leads.length === 0) return rows;
+    return [...rows, ...ownBm25(rowsOf(leads.map(({ id }) => ({ id, score: 0 }))), own)];
+  }
+
   function ownBm25(rows: Row[], own: Term[]): Row[] {
     const ids = JSON.stringify(rows.map((row) => row.id));
     const scores = new Map(
@@ -283,7 +311,7 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     const weights: Weights = new Map(terms.map((t) => [t.stem, t.weight]));
     const asked: Weights | undefined =
       previous.length === 0 ? undefined : new Map(own.map((t) => [t.stem, t.weight]));
-    const found = candidates(chatbot, terms, options, total);
+    const found = withLeads(candidates(chatbot, terms, options, total), own);
     // bm25 of the question's own words: the previous question's helped find the candidates,
     // but bm25 cannot weigh them less, so they take no part in it.
     const lexical = own.length === 0 || previous.length === 0 ? found : ownBm25(found, own);

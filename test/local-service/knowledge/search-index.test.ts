@@ -100,6 +100,22 @@ describe('knowledge index', () => {
     expect(found?.coverage).toBe(1);
   });
 
+  it('reads the opening of a document whose title the question names, however often its sections say the name', async () => {
+    const index = testIndex();
+    const sections = Array.from(
+      { length: 30 },
+      (_, i) => `## Part ${i}\n\nSet zorblet ${i} in zorblet.conf.`,
+    );
+    const opening =
+      'Zorblet is a small tool that keeps the settings of many servers in one place, ' +
+      'checks them before they are used, and tells you which server differs from the rest.';
+    await index.add(
+      source('zorblet', 'zorblet', ['# Zorblet', '', opening, '', ...sections].join('\n\n')),
+    );
+    const found = await index.search(BOT, 'what is zorblet?', { limit: 40 });
+    expect(found.map((p) => p.window)).toContain(opening);
+  });
+
   it('searches only the sources it is given, and only the chatbot asked', async () => {
     const { index } = await memoryIndex();
     const filtered = await index.search(BOT, 'install support', {
