@@ -14,6 +14,7 @@ import { openState, type State } from '../../src/state/index.js';
 import { FakeDiscord } from './fake/discord.js';
 import type { FakeMessage } from './fake/payloads.js';
 import { startRig } from './helpers.js';
+import { sharedConverters } from '../converters.js';
 
 export const SHARD_KEY = 'shard-test-key';
 
@@ -41,6 +42,7 @@ export async function startShardRig(): Promise<ShardRig> {
   const state = await openState('memory://');
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1_000_000,
     fetchTimeoutMs: 1000,
   });
