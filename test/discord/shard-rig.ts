@@ -39,7 +39,8 @@ export interface ShardRig {
 
 export async function startShardRig(): Promise<ShardRig> {
   const fake = await new FakeDiscord().start();
-  const state = await openState('memory://');
+  // Read at each call, not taken once: a test moving on fake time moves the shared budget too.
+  const state = await openState('memory://', { now: () => Date.now() });
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
     pool: sharedConverters,
