@@ -4,6 +4,7 @@ import { createDefaultKnowledge } from '../src/local-service/knowledge-default.j
 import { startLocalService, type LocalService } from '../src/local-service/index.js';
 import type { ServiceClient } from '../src/service/api.js';
 import { createServiceClient } from '../src/service/index.js';
+import { sharedConverters } from './converters.js';
 
 export interface ScriptedService {
   service: LocalService;
@@ -19,6 +20,7 @@ export async function startScriptedService(
 ): Promise<ScriptedService> {
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1024,
     fetchTimeoutMs: 1000,
   });

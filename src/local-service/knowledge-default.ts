@@ -20,6 +20,8 @@ export interface DefaultKnowledgeOptions {
   llm?: LlmOptions;
   /** Converter processes and limits of text extraction (see extraction/extract-pool.ts). */
   extraction?: ExtractionPoolOptions;
+  /** Converter processes shared with others, used instead of a pool of its own; not closed here. */
+  pool?: ExtractionPool;
   /** Most text taken from one file or page (see textLimitFor in extraction/extract.ts). */
   maxTextBytes?: number;
 }
@@ -38,7 +40,8 @@ export async function createDefaultKnowledge(
   options: DefaultKnowledgeOptions,
 ): Promise<KnowledgePort> {
   // Uploads and fetched pages are converted in the same converter processes, with the same limits.
-  const pool = new ExtractionPool(options.extraction);
+  const pool = options.pool ?? new ExtractionPool(options.extraction);
+  const owned = options.pool === undefined;
   const extract = { convert: pool.convert, maxTextBytes: options.maxTextBytes };
   return {
     async extractText(fileName, bytes, contentType) {
@@ -94,6 +97,8 @@ export async function createDefaultKnowledge(
         citations: () => composed.citeData,
       };
     },
-    close: () => pool.close(),
+    close: async () => {
+      if (owned) await pool.close();
+    },
   };
 }

@@ -1,7 +1,7 @@
 // What a local service can be told at start, with the defaults that apply when it is not.
 import type { Logger } from '../log.js';
 import type { KnowledgePort } from './knowledge-port.js';
-import type { ExtractionPoolOptions } from './extraction/extract-pool.js';
+import type { ExtractionPool, ExtractionPoolOptions } from './extraction/extract-pool.js';
 import type { ServiceMetrics } from './ops.js';
 
 /** Fault injection for tests and demos; everything off unless set. Applies to stream requests. */
@@ -80,6 +80,13 @@ export interface LocalServiceOptions {
    * one file (at most 20 times its size); default the larger of maxUploadBytes and maxFetchBytes.
    */
   extraction?: ExtractionPoolOptions & { maxTextBytes?: number };
+  /**
+   * Converter processes shared with other services of this process, used instead of the
+   * service's own (extraction's pool options are then ignored): each started service would
+   * otherwise start its own (a Node process, about 0.4 s of CPU). Whoever made the pool closes
+   * it; close() leaves it running.
+   */
+  extractionPool?: ExtractionPool;
   faults?: FaultOptions;
   /** Injected clock (ms since the epoch): timestamps and the rate limit read it. */
   now?: () => number;

@@ -128,6 +128,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULTS.fetchTimeoutMs,
         llm: options.llm,
         extraction: options.extraction,
+        pool: options.extractionPool,
         maxTextBytes:
           options.extraction?.maxTextBytes ??
           Math.max(maxUploadBytes, options.maxFetchBytes ?? DEFAULTS.maxFetchBytes),

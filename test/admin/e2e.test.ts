@@ -9,6 +9,7 @@ import type { ServiceClient } from '../../src/service/api.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { openState } from '../../src/state/index.js';
 import { errorsOf, notices } from './context.js';
+import { sharedConverters } from '../converters.js';
 
 let service: LocalService;
 let client: ServiceClient;
@@ -16,7 +17,10 @@ let pages: Server;
 let pageUrl: string;
 
 beforeAll(async () => {
-  service = await startLocalService({ apiKeys: ['admin-e2e-key'] });
+  service = await startLocalService({
+    apiKeys: ['admin-e2e-key'],
+    extractionPool: sharedConverters,
+  });
   client = createServiceClient({ baseUrl: service.url, apiKey: 'admin-e2e-key', maxRetries: 0 });
   pages = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });

@@ -8,6 +8,7 @@ import { createServiceClient } from '../../src/service/index.js';
 import { openState, type State } from '../../src/state/index.js';
 import { FakeClock } from './helpers/fake-clock.js';
 import { RecordingTarget } from './helpers/recording-target.js';
+import { sharedConverters } from '../converters.js';
 
 let service: LocalService;
 let client: ServiceClient;
@@ -32,7 +33,7 @@ function ask(text: string, thread = 'e2e'): IncomingMessage {
 }
 
 beforeAll(async () => {
-  service = await startLocalService({ apiKeys: ['e2e-key'] });
+  service = await startLocalService({ apiKeys: ['e2e-key'], extractionPool: sharedConverters });
   client = createServiceClient({ baseUrl: service.url, apiKey: 'e2e-key', retryBaseMs: 5 });
   state = await openState('memory://');
   const bot = await client.createChatbot({ name: 'E2E bot', show_citations: true });
@@ -140,6 +141,7 @@ describe('many threads at once, over the real client', () => {
     // Every answer stops after its first piece until all of them have sent one.
     const busy = await startLocalService({
       apiKeys: ['busy-key'],
+      extractionPool: sharedConverters,
       pacer: async (index) => {
         if (index !== 1) return;
         if (++started === threads) releaseAll();

@@ -12,6 +12,7 @@ import { openState, type State } from '../../src/state/index.js';
 import type { MessageContentMode } from '../../adapters/discord/config.js';
 import type { DiscordShards } from '../../adapters/discord/shards.js';
 import { startRig, type Rig } from './helpers.js';
+import { sharedConverters } from '../converters.js';
 
 export interface AnswerScript {
   pieces: string[];
@@ -59,6 +60,7 @@ export async function startEngineRig(
   const holder: Pick<EngineRig, 'pacer' | 'answerFor'> = { pacer: async () => {} };
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1_000_000,
     fetchTimeoutMs: 1000,
   });

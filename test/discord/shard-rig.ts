@@ -14,6 +14,7 @@ import { openState, type State } from '../../src/state/index.js';
 import { FakeDiscord } from './fake/discord.js';
 import type { FakeMessage } from './fake/payloads.js';
 import { startRig } from './helpers.js';
+import { sharedConverters } from '../converters.js';
 
 export const SHARD_KEY = 'shard-test-key';
 
@@ -38,9 +39,11 @@ export interface ShardRig {
 
 export async function startShardRig(): Promise<ShardRig> {
   const fake = await new FakeDiscord().start();
-  const state = await openState('memory://');
+  // Read at each call, not taken once: a test moving on fake time moves the shared budget too.
+  const state = await openState('memory://', { now: () => Date.now() });
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1_000_000,
     fetchTimeoutMs: 1000,
   });

@@ -9,6 +9,7 @@ import { readSettings } from '../../src/settings/index.js';
 import type { FakeDiscord } from './fake/discord.js';
 import { clickButton, type InteractionRecord } from './fake/interactions.js';
 import { user, type FakeMessage } from './fake/payloads.js';
+import { useFakeTime } from '../fake-time.js';
 import { threadKeyIn } from './helpers.js';
 import { startShardRig, type BotProcess, type ShardRig } from './shard-rig.js';
 
@@ -172,9 +173,17 @@ describe('discord shards on the fake gateway', () => {
     const a = await rig.process({ mode: 'ids', ids: [0], count: 2 });
     const b = await rig.process({ mode: 'ids', ids: [1], count: 2 });
     // A follow-up without a mention: only a process that reads the session from the store
-    // knows the thread is the bot's, and the service sees the earlier turn.
+    // knows the thread is the bot's, and the service sees the earlier turn. On fake time: the
+    // thread's budget (5 posts and edits in 5 s) was spent on the first answer.
+    const time = useFakeTime(250);
     const followUp = f.userMessage(asked.id, ana, 'and then?');
-    await rig.botSays(asked.id, (c) => c === 'Answer to "and then?" after 1 earlier turn(s).');
+    try {
+      await time.settle(
+        rig.botSays(asked.id, (c) => c === 'Answer to "and then?" after 1 earlier turn(s).'),
+      );
+    } finally {
+      time.restore();
+    }
     expect(b.handled).toEqual([followUp.id]);
     expect(a.handled).toEqual([]);
     expect((await rig.state.sessions.get(key))?.sessionUuid).toBe(session);

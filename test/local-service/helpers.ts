@@ -8,6 +8,7 @@ import {
   type LocalService,
   type LocalServiceOptions,
 } from '../../src/local-service/index.js';
+import { sharedConverters } from '../converters.js';
 
 export const KEY_A = 'key-alpha-0123456789';
 export const KEY_B = 'key-bravo-9876543210';
@@ -38,6 +39,8 @@ export async function startHarness(options: Partial<LocalServiceOptions> = {}): 
   const service = await startLocalService({
     apiKeys: [KEY_A, KEY_B],
     storeUrl: 'memory://',
+    // The worker's converter processes (../converters.ts), unless the test sets their limits.
+    ...(options.extraction === undefined ? { extractionPool: sharedConverters } : {}),
     ...options,
   });
   const clients: ServiceClient[] = [];

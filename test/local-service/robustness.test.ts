@@ -16,6 +16,7 @@ import { Repository } from '../../src/local-service/repository.js';
 import { ResponseSink } from '../../src/local-service/response-sink.js';
 import { silentLogger } from '../../src/log.js';
 import { type Harness, KEY_A, startHarness } from './helpers.js';
+import { sharedConverters } from '../converters.js';
 
 /** A logger whose lines can be awaited by message. */
 function watchedLogger() {
@@ -154,6 +155,7 @@ describe('rate limit', () => {
   it('gives the slot back when the message produced no answer (502)', async () => {
     const base = await createDefaultKnowledge({
       refusePrivateUrls: false,
+      pool: sharedConverters,
       maxFetchBytes: 1_000_000,
       fetchTimeoutMs: 5_000,
     });

@@ -3,6 +3,7 @@
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
+import { sharedConverters } from '../converters.js';
 
 export const API_KEY = 'ops-test-key';
 
@@ -10,6 +11,7 @@ export const API_KEY = 'ops-test-key';
 export async function scriptedService(hold: Promise<void>): Promise<LocalService> {
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1024,
     fetchTimeoutMs: 1000,
   });

@@ -16,6 +16,7 @@ import type { AnswerStream, ServiceClientConfig } from '../../src/service/api.js
 import { createServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
+import { useFakeTime } from '../fake-time.js';
 import { API_KEY, deferred } from './fake-service.js';
 
 const fixture = (name: string) =>
@@ -263,6 +264,9 @@ describe('the answer stream transport', () => {
       accepted.resolve();
     });
     const host = await listen(silent);
+    // On fake time: undici's connect timeout ticks in half seconds, here virtual ones.
+    const time = useFakeTime();
+    cleanups.push(() => time.restore());
     const controller = new AbortController();
     // undici finishes (or times out) a connect it started, even when its request is gone.
     const pending = client(`https://${host}`, { timeouts: { connectMs: 200 } }).streamMessage(
@@ -270,11 +274,11 @@ describe('the answer stream transport', () => {
       { query: 'q' },
       { signal: controller.signal },
     );
-    await accepted.promise;
+    await time.settle(accepted.promise);
     const reason = new Error('user left');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    await gone.promise;
+    await time.settle(gone.promise);
   });
 
   it('never asks again when a new connection closes without an answer', async () => {

@@ -14,6 +14,7 @@ import type { FakeTime } from '../fake-time.js';
 import type { FakeSlackOptions } from './fake-slack.js';
 import { TEAM } from './fake-slack.js';
 import { Harness } from './harness.js';
+import { sharedConverters } from '../converters.js';
 
 export interface ScriptedAnswer {
   pieces: string[];
@@ -52,6 +53,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
   const holder: Pick<Chain, 'answerFor'> = {};
   const base = await createDefaultKnowledge({
     refusePrivateUrls: false,
+    pool: sharedConverters,
     maxFetchBytes: 1024 * 1024,
     fetchTimeoutMs: 5000,
   });

@@ -2,7 +2,9 @@
 // the stream is open in Slack and no record names it. The engine records the intent first
 // (AnswerProgress.opening), so the replica taking the answer over reads the thread and stops
 // the bot's orphaned stream with the notice, then delivers the stored answer once. The death is
-// a test hook on the job's record (the note with the ts never lands), not a timing guess.
+// a test hook on the job's record (the note with the ts never lands), not a timing guess. On
+// fake time: B clears its thread status at Slack's pace for statuses in a channel (about one
+// a second), after the status A set.
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { createConversation } from '../../src/bridge/engine.js';
@@ -15,12 +17,16 @@ import { createSlackReplyTarget } from '../../adapters/slack/reply.js';
 import { interruptedCloser } from '../../adapters/slack/takeover.js';
 import { createSlackApi, type SlackApi } from '../../adapters/slack/web.js';
 import { FakeClient, ScriptedStream } from '../bridge/helpers/fake-client.js';
+import { useFakeTime, type FakeTime } from '../fake-time.js';
 import { memoryState } from '../bridge/helpers/memory-state.js';
 import { BOT_TOKEN, BOT_USER, FakeSlack, TEAM } from './fake-slack.js';
 import { ALICE } from './harness.js';
 
 let fake: FakeSlack | undefined;
+let time: FakeTime | undefined;
 afterEach(async () => {
+  time?.restore();
+  time = undefined;
   await fake?.close();
   fake = undefined;
 });
@@ -68,6 +74,8 @@ function target(api: SlackApi, question: IncomingMessage) {
 describe('Slack takeover: a replica dead between opening a stream and recording it', () => {
   it('finds the stream no record names, stops it with the notice, answers once', async () => {
     fake = await new FakeSlack().start();
+    // Before the pacer is made: its clock is Date.now, faked from here on.
+    time = useFakeTime();
     const api = slackApi(fake.apiUrl);
     const ask = fake.workspace.userMessage({ channel: 'C1', user: ALICE, text: 'hi' });
     // An earlier message of the bot's after the question, complete: never touched.
@@ -105,7 +113,7 @@ describe('Slack takeover: a replica dead between opening a stream and recording 
     };
     void replica(service).handle(question, target(api, question), jobA);
     stream.push('The first words of the answer');
-    await dead;
+    await time.settle(dead);
     const opened = fake.callsOf('chat.startStream');
     expect(opened).toHaveLength(1);
     const orphanTs = String((opened[0]!.reply as { ts?: string }).ts);
@@ -119,7 +127,7 @@ describe('Slack takeover: a replica dead between opening a stream and recording 
 
     // Replica B takes the kept event over after the lease.
     const jobB: AnswerJob = { previous: progress, record: async () => {} };
-    await replica(service).handle(question, target(api, question), jobB);
+    await time.settle(replica(service).handle(question, target(api, question), jobB));
 
     const orphan = fake.workspace.message(orphanTs)!;
     expect(orphan.streaming).toBe(false);
