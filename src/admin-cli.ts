@@ -10,7 +10,11 @@ import {
 import { loadConfig } from './config.js';
 import { DEMO_CHATBOT_NAME } from './embedded.js';
 import type { ServiceClient } from './service/api.js';
-import { connectToService, type ServiceConnection } from './service-connection.js';
+import {
+  connectToService,
+  type ServiceConnection,
+  usesEmbeddedService,
+} from './service-connection.js';
 import { openState } from './state/index.js';
 
 export async function runAdminCli(
@@ -25,8 +29,8 @@ export async function runAdminCli(
     try {
       // The same fallback as the chat: the configured chatbot, or the embedded demo one (made
       // by the first `npm start`; by name, so a command that needs no chatbot costs nothing).
-      const embedded = config.service === undefined;
-      const defaultChatbot = config.defaultChatbot ?? (embedded ? DEMO_CHATBOT_NAME : undefined);
+      const defaultChatbot =
+        config.defaultChatbot ?? (usesEmbeddedService(config) ? DEMO_CHATBOT_NAME : undefined);
       const blocks = await runAdminTokens(args.length > 0 ? args : ['help'], {
         platform: 'console',
         workspace: 'local',

@@ -14,6 +14,9 @@ export interface ServiceConnection {
   close(): Promise<void>;
 }
 
+/** Whether commands talk to the embedded local service: no service is configured. */
+export const usesEmbeddedService = (config: BridgeConfig): boolean => !config.service;
+
 /** `logger` receives the embedded service's own warnings; default silent. */
 export async function connectToService(
   config: BridgeConfig,

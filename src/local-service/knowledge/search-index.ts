@@ -249,9 +249,11 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
    * it as any other chunk (a lift for leads lost answers on the dev sets).
    */
   function withLeads(rows: Row[], own: Term[]): Row[] {
-    const named = [
-      ...new Set(rows.filter((row) => namesDocument(own, row.title)).map((row) => row.uuid)),
-    ];
+    // Each document's title read once, however many of its chunks were found.
+    const titles = new Map(rows.map((row) => [row.uuid, row.title]));
+    const named = [...titles]
+      .filter(([, title]) => namesDocument(own, title))
+      .map(([uuid]) => uuid);
     if (named.length === 0) return rows;
     const have = new Set(rows.map((row) => row.id));
     const leads = statements.leads.all(JSON.stringify(named)).filter((lead) => !have.has(lead.id));

@@ -106,12 +106,12 @@ export function questionWordsOf(text: string): QuestionWord[] {
   const normal = text.normalize('NFKC');
   const names = [...normal.matchAll(JOINED_NAME)]
     .filter((m) => latinWords(m[0]).every(isStopword))
-    .map((m) => [m.index, m.index + m[0].length]);
+    .map((m): [number, number] => [m.index, m.index + m[0].length]);
   const segments = [...segmenter.segment(normal)];
   for (const [i, { segment, index, isWordLike }] of segments.entries()) {
     if (!isWordLike) continue;
     if (!hasCjk(segment)) {
-      const named = names.some(([start = 0, end = 0]) => index >= start && index < end);
+      const named = names.some(([start, end]) => index >= start && index < end);
       for (const word of latinWords(segment)) words.push({ word, share: 1, named });
       continue;
     }
