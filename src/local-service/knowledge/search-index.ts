@@ -166,8 +166,8 @@ export function createKnowledgeIndex(db: ServiceDb, semantic?: SemanticSearch): 
     // searched by those of them that tell chunks apart: the list is a default, not a reason
     // to ignore a question.
     const topical = words.some(({ word }) => !isStopword(word));
-    for (const { word, share, named } of words) {
-      if (topical && isStopword(word) && named !== true) continue;
+    for (const { word, share } of words) {
+      if (topical && isStopword(word)) continue;
       if (!topical && !telling(dfOf(word), total)) continue;
       const known = wordCounts.spelled(word);
       const stem = stemOf(known.word);

@@ -82,16 +82,7 @@ export interface QuestionWord {
   word: string;
   /** 1 for a word; 1/n for each of the n character pairs of a CJK word. */
   share: number;
-  /**
-   * Part of a name joined by hyphens or dots and made only of stopwords ("find-my-way",
-   * "on-finished"): asked for though the list names it, as a name is what the question is
-   * about. A name with a topic word of its own ("html-to-text") is found by that word.
-   */
-  named?: boolean;
 }
-
-/** Words joined by hyphens or dots, no space between: a package, option or file name. */
-const JOINED_NAME = /[\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)+/gu;
 
 /**
  * The words of a question: as wordsOf, except that CJK is first cut into words (Intl.Segmenter)
@@ -103,16 +94,11 @@ const JOINED_NAME = /[\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)+/gu;
  */
 export function questionWordsOf(text: string): QuestionWord[] {
   const words: QuestionWord[] = [];
-  const normal = text.normalize('NFKC');
-  const names = [...normal.matchAll(JOINED_NAME)]
-    .filter((m) => latinWords(m[0]).every(isStopword))
-    .map((m): [number, number] => [m.index, m.index + m[0].length]);
-  const segments = [...segmenter.segment(normal)];
-  for (const [i, { segment, index, isWordLike }] of segments.entries()) {
+  const segments = [...segmenter.segment(text.normalize('NFKC'))];
+  for (const [i, { segment, isWordLike }] of segments.entries()) {
     if (!isWordLike) continue;
     if (!hasCjk(segment)) {
-      const named = names.some(([start, end]) => index >= start && index < end);
-      for (const word of latinWords(segment)) words.push({ word, share: 1, named });
+      for (const word of latinWords(segment)) words.push({ word, share: 1 });
       continue;
     }
     const root = inflectedRoot(segment, segments[i + 1]?.segment ?? '');

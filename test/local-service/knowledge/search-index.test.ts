@@ -90,16 +90,6 @@ describe('knowledge index', () => {
     expect((await index.search(BOT, 'requir'))[0]?.sourceUuid).toBe('install');
   });
 
-  it('asks for a name joined by hyphens though each of its words is a stopword', async () => {
-    const index = testIndex();
-    await index.add(source('router', 'Router', 'To add find-my-way, run npm install find-my-way.'));
-    await index.add(source('other', 'Other', 'Install: to install other, run npm install other.'));
-    await index.add(source('more', 'More', 'Install it once; install it again to update it.'));
-    const [found] = await index.search(BOT, 'how do I install find-my-way?');
-    expect(found?.sourceUuid).toBe('router');
-    expect(found?.coverage).toBe(1);
-  });
-
   it('reads the opening of a document whose title the question names, however often its sections say the name', async () => {
     const index = testIndex();
     const sections = Array.from(
