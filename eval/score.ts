@@ -74,6 +74,9 @@ function proseOf(answer: string): string {
     .replace(/^According to [^\n]*?:\s/gm, '');
 }
 
+/** A mark standing alone (": . Zod is", "dependencies. ."). */
+const STRAY_MARK = /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m;
+
 const JUNK: Array<[ProblemKind, RegExp]> = [
   [
     'badge',
@@ -86,10 +89,24 @@ const JUNK: Array<[ProblemKind, RegExp]> = [
   ['html', /<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>\n]*)?\/?>/],
   ['heading', /(?:^|[^\n#])[ \t]#{1,6} \S|^#{1,6} \S/m],
   ['admonition', /\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]/i],
-  ['stray-punctuation', /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m],
+  ['stray-punctuation', STRAY_MARK],
   ['code-in-prose', /\}\s*\)\s*;|\b(?:var|const|let) \w+ = |\bfunction\s*\(|=>\s*\{/],
   ['table-remnant', /^(?!\s*\|).*\S \| \S.*\S \| \S/m],
 ];
+
+/**
+ * The first mark standing alone that its source does not write so: a mark after a space as the
+ * source has it after the same word ("Here is an example :") is the document's typography,
+ * quoted as written, not a piece the answer left behind.
+ */
+function strayMark(prose: string, corpus: string | undefined): { index: number } | undefined {
+  for (const found of prose.matchAll(new RegExp(STRAY_MARK.source, 'gm'))) {
+    const before = /(\S+)[ \t]*$/.exec(prose.slice(0, found.index + 1))?.[1];
+    const written = before && normalizeForEndings(`${before} ${found[0].trim()}`);
+    if (corpus === undefined || !written || !corpus.includes(written)) return found;
+  }
+  return undefined;
+}
 
 /**
  * Text as both sides are compared: links reduced to their words, emphasis and code ticks
@@ -213,7 +230,8 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
   }
   const prose = proseOf(text);
   for (const [kind, pattern] of JUNK) {
-    const found = pattern.exec(prose);
+    const found =
+      kind === 'stray-punctuation' ? strayMark(prose, corpus) : (pattern.exec(prose) ?? undefined);
     if (found) {
       const at = found.index;
       problems.push({

@@ -73,6 +73,18 @@ describe('bad endings', () => {
     expect(judged('4. Add a `preinstall` script, like the one.')).toEqual(['cut-sentence']);
   });
 
+  it('reads a mark standing alone where its source writes it so as the source\u2019s typography', () => {
+    const source = normalizeForEndings(
+      'Here is an example :\n\n```js\nmock()\n```\n\nCall the `enable()` method :',
+    );
+    const judged = (answer: string) => problemsOf(answer, source).map((p) => p.kind);
+    expect(judged('Here is an example :\n\n```js\nmock()\n```')).toEqual([]);
+    expect(judged('Call the `enable()` method :\n\n```js\nmock()\n```')).toEqual([]);
+    // Still judged: a mark the source never set apart, or after another word.
+    expect(judged('Here is an example . Then go on.')).toContain('stray-punctuation');
+    expect(judged('Here is a sample :\n\n```js\nmock()\n```')).toContain('stray-punctuation');
+  });
+
   it('finds a sentence cut where its source goes on', () => {
     expect(kinds('According to options.md: When `true`, Fastify calls the. [1.1]')).toEqual([
       'cut-sentence',
