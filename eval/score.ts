@@ -123,6 +123,8 @@ export function normalizeForEndings(text: string): string {
       .replace(link, '$1')
       .replace(link, '$1')
       .replace(reference, '$1')
+      // A quote's markers, as its lines wrap in the source ("is detailed in\n> [Hooks]").
+      .replace(/^(?:[ \t]*>)+[ \t]?/gm, '')
       .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '')
       .replace(/[`*]/g, '')
       // Emphasis by underscores ("_route prefixing_"), as the service writes what a source set

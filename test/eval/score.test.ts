@@ -49,7 +49,7 @@ describe('bad endings', () => {
     ).toEqual([]);
   });
 
-  it('reads a numbered list, a link wrapped over two lines and emphasis as the service writes them', () => {
+  it('reads a numbered list, a link wrapped over two lines, a quote and emphasis as the service writes them', () => {
     const source = normalizeForEndings(
       [
         '4. Add a `preinstall` script, like the one shown above',
@@ -59,6 +59,10 @@ describe('bad endings', () => {
         '  Serialization](./Validation.md#schema) documentation.',
         '',
         'This is called *route prefixing*.',
+        '',
+        '> Note:',
+        '> The documentation for `onSend` is detailed in',
+        '> [Hooks](./Hooks.md). To send a response early, see the hooks.',
       ].join('\n'),
     );
     const judged = (answer: string) => problemsOf(answer, source).map((p) => p.kind);
@@ -69,6 +73,7 @@ describe('bad endings', () => {
     ).toEqual([]);
     expect(judged('See the Validation and Serialization documentation.')).toEqual([]);
     expect(judged('This is called _route prefixing_.')).toEqual([]);
+    expect(judged('Note: The documentation for `onSend` is detailed in Hooks.')).toEqual([]);
     // Still judged: a full stop the source never wrote after an item.
     expect(judged('4. Add a `preinstall` script, like the one.')).toEqual(['cut-sentence']);
   });

@@ -79,13 +79,34 @@ function blockOf(
     case 'blockquote':
       return { kind: 'quote', text: resolve(token.raw.trim()) };
     case 'html':
-      return { kind: 'paragraph', text: withoutTags(token.raw) };
+      return htmlHeading(token.raw) ?? { kind: 'paragraph', text: withoutTags(token.raw) };
     default:
       return undefined; // space, hr, def
   }
 }
 
 const hasLinks = (links: Links) => Object.keys(links).length > 0;
+
+const HTML_HEADING_OPEN = /^<h([1-6])\b[^<>]*>/i;
+
+/**
+ * An HTML block that is one heading element (a README's `<h1 align="center">Name</h1>`) is a
+ * heading of its level, as in Markdown: read as text, it was a chunk of one word before the
+ * first section, and the sections under it lost it from their heading path.
+ */
+function htmlHeading(raw: string): SourceBlock | undefined {
+  const html = raw.trim();
+  const open = HTML_HEADING_OPEN.exec(html);
+  if (open === null) return undefined;
+  const depth = Number(open[1]);
+  const close = html.lastIndexOf('</');
+  if (!new RegExp(`^</h${depth}\\s*>$`, 'i').test(html.slice(close))) return undefined;
+  const inner = html.slice(open[0].length, close);
+  if (/<h[1-6]\b/i.test(inner)) return undefined; // two headings in one block: read as text
+  const words = withoutTags(inner).replace(/\s+/g, ' ').trim();
+  if (words === '') return undefined;
+  return { kind: 'heading', text: `${'#'.repeat(depth)} ${words}`, heading: words };
+}
 
 function clean(text: string, links: Links): string {
   return NEEDS_INLINE.test(text) ? chatText(text, links) : text;

@@ -85,6 +85,25 @@ describe('chunkText', () => {
     ]);
   });
 
+  it('reads an HTML heading element as a heading of its level, not as a chunk of its own', () => {
+    const text = [
+      '<h1 align="center">Fastify</h1>',
+      '## Hooks',
+      'Hooks listen to events.',
+      '<h3>On <code>close</code></h3>',
+      'Runs when the server closes.',
+      '<div><h4>Boxed</h4><p>A box.</p></div>',
+    ].join('\n\n');
+    expect(cutChunks(text)).toEqual([
+      { text: 'Hooks listen to events.', headings: ['Fastify', 'Hooks'] },
+      // Anything more than one heading element stays text.
+      {
+        text: 'Runs when the server closes.\n\nBoxed A box.',
+        headings: ['Fastify', 'Hooks', 'On close'],
+      },
+    ]);
+  });
+
   it('keeps short plain lines that head nothing as text, never losing a word', () => {
     const text = 'Alice\n\nBob\n\nCarol';
     expect(cutChunks(text)).toEqual([{ text: 'Alice\n\nBob\n\nCarol', headings: [] }]);
