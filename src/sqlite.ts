@@ -48,6 +48,38 @@ export function openDatabase(path: string, options: DatabaseSyncOptions = {}): D
   }) as unknown as Database;
 }
 
+/** A value SQLite binds. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+const NAMED_PARAMETER = /@(\w+)/g;
+
+/**
+ * A statement with named parameters (`@name`), typed by their names. node:sqlite binds a name
+ * the object leaves out as NULL, so a field renamed on one side would write NULL without a word;
+ * here every name the SQL holds must be given, or the call throws naming it.
+ */
+export function prepareNamed<Names extends string, Row = unknown>(
+  db: Database,
+  sql: string,
+): Statement<[Record<Names, SqlValue>], Row> {
+  const statement = db.prepare<[Record<string, SqlValue>], Row>(sql);
+  const names = [...new Set(Array.from(sql.matchAll(NAMED_PARAMETER), (match) => match[1]!))];
+  const given = (params: Record<string, SqlValue>) => {
+    const missing = names.find((name) => params[name] === undefined);
+    if (missing !== undefined) {
+      const what = sql.trim().split(/\s+/).slice(0, 3).join(' ');
+      throw new TypeError(`SQL parameter @${missing} was not given (${what} …)`);
+    }
+    return params;
+  };
+  return {
+    run: (params) => statement.run(given(params)),
+    get: (params) => statement.get(given(params)),
+    all: (params) => statement.all(given(params)),
+    iterate: (params) => statement.iterate(given(params)),
+  };
+}
+
 /**
  * Runs fn in one IMMEDIATE transaction: committed when it returns, rolled back when it throws.
  * IMMEDIATE takes the write lock at once, so a read-then-write never fails halfway on another

@@ -1,12 +1,19 @@
 // The SQLite module's own parts (src/sqlite.ts): transactions that commit, roll back and nest
-// as better-sqlite3's did, and SQLite's result codes read off node:sqlite's errors.
+// as better-sqlite3's did, SQLite's result codes read off node:sqlite's errors, and named
+// parameters that must all be given.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openServiceDb } from '../src/local-service/db/open.js';
 import { VectorStore } from '../src/local-service/knowledge/vector-store.js';
-import { inTransaction, isSqliteError, openDatabase, SqliteCode } from '../src/sqlite.js';
+import {
+  inTransaction,
+  isSqliteError,
+  openDatabase,
+  prepareNamed,
+  SqliteCode,
+} from '../src/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chatbridge-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,6 +105,23 @@ describe('inTransaction', () => {
     expect(reader.prepare('SELECT v FROM t').all()).toEqual([{ v: 'kept' }]);
     reader.close();
     db.close();
+  });
+});
+
+describe('prepareNamed', () => {
+  it('binds every name given, ignores other keys, and refuses a name left out, naming it', () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE p (a TEXT, b TEXT)');
+    const insert = prepareNamed<'a' | 'b'>(db, 'INSERT INTO p (a, b) VALUES (@a, @b)');
+    const rows = () => db.prepare<[], { a: string; b: string | null }>('SELECT a, b FROM p').all();
+    insert.run({ a: 'x', b: null, ...{ extra: 1 } });
+    expect(rows().map((row) => ({ ...row }))).toEqual([{ a: 'x', b: null }]);
+    // node:sqlite alone would write NULL for @b.
+    expect(() => insert.run({ a: 'y' } as never)).toThrow(
+      /SQL parameter @b was not given \(INSERT INTO p/,
+    );
+    expect(() => insert.run({ a: 'y', b: undefined } as never)).toThrow(/@b was not given/);
+    expect(rows()).toHaveLength(1);
   });
 });
 

@@ -24,7 +24,7 @@ import {
   tagRecord,
 } from './rows.js';
 import { SourceStore } from './sources.js';
-import { inTransaction } from '../sqlite.js';
+import { inTransaction, prepareNamed } from '../sqlite.js';
 
 const AGENT_COLUMNS = `a.id, a.uuid, c.uuid AS chatbot_uuid, c.owner, a.name, a.description,
   a.prompt, a.type, a.enabled, a.meta_json, a.human_escalation_json, a.tool_functions_json,
@@ -49,7 +49,19 @@ function membersBy(rows: Member[]): Map<number, string[]> {
 
 function prepare(db: ServiceDb) {
   return {
-    insertChatbot: db.prepare(
+    insertChatbot: prepareNamed<
+      | 'uuid'
+      | 'owner'
+      | 'name'
+      | 'visibility'
+      | 'count'
+      | 'seconds'
+      | 'message'
+      | 'citations'
+      | 'created_at'
+      | 'modified_at'
+    >(
+      db,
       `INSERT INTO chatbots (uuid, owner, name, visibility, rate_limit_count, rate_limit_seconds,
          rate_limit_message, show_citations, created_at, modified_at)
        VALUES (@uuid, @owner, @name, @visibility, @count, @seconds, @message, @citations,
@@ -61,13 +73,40 @@ function prepare(db: ServiceDb) {
     ),
     chatbotId: db.prepare<[string], { id: number }>('SELECT id FROM chatbots WHERE uuid = ?'),
 
-    insertAgent: db.prepare(
+    insertAgent: prepareNamed<
+      | 'uuid'
+      | 'chatbot_id'
+      | 'name'
+      | 'description'
+      | 'prompt'
+      | 'type'
+      | 'enabled'
+      | 'meta_json'
+      | 'human_escalation_json'
+      | 'tool_functions_json'
+      | 'variables_json'
+      | 'created_at'
+      | 'modified_at'
+    >(
+      db,
       `INSERT INTO agents (uuid, chatbot_id, name, description, prompt, type, enabled, meta_json,
          human_escalation_json, tool_functions_json, variables_json, created_at, modified_at)
        VALUES (@uuid, @chatbot_id, @name, @description, @prompt, @type, @enabled, @meta_json,
          @human_escalation_json, @tool_functions_json, @variables_json, @created_at, @modified_at)`,
     ),
-    updateAgent: db.prepare(
+    updateAgent: prepareNamed<
+      | 'name'
+      | 'description'
+      | 'prompt'
+      | 'enabled'
+      | 'meta_json'
+      | 'human_escalation_json'
+      | 'tool_functions_json'
+      | 'variables_json'
+      | 'modified_at'
+      | 'id'
+    >(
+      db,
       `UPDATE agents SET name = @name, description = @description, prompt = @prompt,
          enabled = @enabled, meta_json = @meta_json, human_escalation_json = @human_escalation_json,
          tool_functions_json = @tool_functions_json, variables_json = @variables_json,
@@ -98,11 +137,15 @@ function prepare(db: ServiceDb) {
        SELECT ?, ?, id FROM sources WHERE uuid = ?`,
     ),
 
-    insertTag: db.prepare(
+    insertTag: prepareNamed<
+      'uuid' | 'chatbot_id' | 'name' | 'color' | 'created_at' | 'modified_at'
+    >(
+      db,
       `INSERT INTO source_tags (uuid, chatbot_id, name, color, created_at, modified_at)
        VALUES (@uuid, @chatbot_id, @name, @color, @created_at, @modified_at)`,
     ),
-    updateTag: db.prepare(
+    updateTag: prepareNamed<'name' | 'color' | 'modified_at' | 'id'>(
+      db,
       'UPDATE source_tags SET name = @name, color = @color, modified_at = @modified_at WHERE id = @id',
     ),
     tag: db.prepare<[string], TagRow>(
@@ -129,7 +172,15 @@ function prepare(db: ServiceDb) {
        SELECT ?, ?, id FROM sources WHERE uuid = ?`,
     ),
 
-    insertSession: db.prepare(
+    insertSession: prepareNamed<
+      | 'uuid'
+      | 'chatbot_id'
+      | 'initial_variables_json'
+      | 'last_agent_uuid'
+      | 'created_at'
+      | 'modified_at'
+    >(
+      db,
       `INSERT INTO sessions (uuid, chatbot_id, initial_variables_json, last_agent_uuid,
          created_at, modified_at)
        VALUES (@uuid, @chatbot_id, @initial_variables_json, @last_agent_uuid, @created_at,
@@ -143,7 +194,19 @@ function prepare(db: ServiceDb) {
       `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN chatbots c ON c.id = s.chatbot_id
        WHERE s.uuid = ?`,
     ),
-    insertMessage: db.prepare(
+    insertMessage: prepareNamed<
+      | 'uuid'
+      | 'query'
+      | 'response'
+      | 'cite_data_json'
+      | 'finish_reason'
+      | 'meta_json'
+      | 'error_message'
+      | 'created_at'
+      | 'modified_at'
+      | 'session_uuid'
+    >(
+      db,
       `INSERT INTO messages (uuid, session_id, query, response, cite_data_json, finish_reason,
          meta_json, error_message, created_at, modified_at)
        SELECT @uuid, id, @query, @response, @cite_data_json, @finish_reason, @meta_json,

@@ -10,7 +10,7 @@
 // with this process's pid from no instance of it is an earlier process's), or else when the
 // lease runs out.
 import { CodedError, ErrorCode } from '../errors.js';
-import { inTransaction, isSqliteError, SqliteCode } from '../sqlite.js';
+import { inTransaction, isSqliteError, prepareNamed, SqliteCode } from '../sqlite.js';
 import type { ServiceDb } from './db/open.js';
 import { ChunkStore, type PreparedText } from './knowledge/chunk-store.js';
 import type { SourceRecord } from './records.js';
@@ -76,14 +76,43 @@ function prepare(db: ServiceDb) {
     byUrl: db.prepare<[string, string], SourceRow>(
       `SELECT ${COLUMNS} ${FROM} WHERE c.uuid = ? AND s.url = ?`,
     ),
-    insert: db.prepare(
+    insert: prepareNamed<
+      | 'uuid'
+      | 'title'
+      | 'type'
+      | 'status'
+      | 'file_name'
+      | 'file_size'
+      | 'tokens'
+      | 'meta_json'
+      | 'error_message'
+      | 'content_hash'
+      | 'url'
+      | 'link'
+      | 'created_at'
+      | 'modified_at'
+      | 'chatbot_uuid'
+    >(
+      db,
       `INSERT INTO sources (uuid, chatbot_id, title, type, status, file_name, file_size, tokens,
          meta_json, error_message, content_hash, url, link, created_at, modified_at)
        SELECT @uuid, id, @title, @type, @status, @file_name, @file_size, @tokens, @meta_json,
          @error_message, @content_hash, @url, @link, @created_at, @modified_at
        FROM chatbots WHERE uuid = @chatbot_uuid`,
     ),
-    update: db.prepare(
+    update: prepareNamed<
+      | 'title'
+      | 'status'
+      | 'file_name'
+      | 'file_size'
+      | 'tokens'
+      | 'meta_json'
+      | 'error_message'
+      | 'link'
+      | 'modified_at'
+      | 'id'
+    >(
+      db,
       `UPDATE sources SET title = @title, status = @status, file_name = @file_name,
          file_size = @file_size, tokens = @tokens, meta_json = @meta_json,
          error_message = @error_message, link = @link, modified_at = @modified_at,
