@@ -59,6 +59,19 @@ describe('a Q&A pair asked', () => {
     expect(text).toEqual(whole(NEBULA));
   });
 
+  it('in words that are all common ones ("Who are you?"), answers with it', async () => {
+    await h.client.addQaSource(chatbot, {
+      question: 'Who are you?',
+      answer: 'I am Plans, the assistant of the plans team.',
+    });
+    expect((await ask('Who are you?')).text).toBe(
+      'I am Plans, the assistant of the plans team. [1.1]',
+    );
+    expect((await ask('who ARE you')).text).toBe(
+      'I am Plans, the assistant of the plans team. [1.1]',
+    );
+  });
+
   it('is not taken for a different question that shares a word', async () => {
     const { text } = await ask('Which plan do students get for free?');
     expect(text).not.toEqual(whole(NEBULA));
