@@ -51,17 +51,34 @@ export function openDatabase(path: string, options: DatabaseSyncOptions = {}): D
 /** A value SQLite binds. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
+type NameChar = '_' | Digit | Lower | Uppercase<Lower>;
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+type Lower = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm' | 'n'
+  | 'o' | 'p' | 'q' | 'r' | 's' | 't' | 'u' | 'v' | 'w' | 'x' | 'y' | 'z'; // prettier-ignore
+/** The name at the start of a text: its word characters. */
+type NameAt<S extends string, Name extends string = ''> = S extends `${infer C}${infer Rest}`
+  ? C extends NameChar
+    ? NameAt<Rest, `${Name}${C}`>
+    : Name
+  : Name;
+/** The `@name`s of an SQL text known to the compiler (a literal), as a union. */
+export type ParameterNames<Sql extends string> = string extends Sql
+  ? string
+  : Sql extends `${string}@${infer Rest}`
+    ? NameAt<Rest> | ParameterNames<Rest>
+    : never;
+
 const NAMED_PARAMETER = /@(\w+)/g;
 
 /**
- * A statement with named parameters (`@name`), typed by their names. node:sqlite binds a name
- * the object leaves out as NULL, so a field renamed on one side would write NULL without a word;
- * here every name the SQL holds must be given, or the call throws naming it.
+ * A statement with named parameters (`@name`), typed by the names its SQL holds. node:sqlite
+ * binds a name the object leaves out as NULL, so a field renamed on one side would write NULL
+ * without a word; here every name must be given, or the call throws naming it.
  */
-export function prepareNamed<Names extends string, Row = unknown>(
+export function prepareNamed<Sql extends string, Row = unknown>(
   db: Database,
-  sql: string,
-): Statement<[Record<Names, SqlValue>], Row> {
+  sql: Sql,
+): Statement<[Record<ParameterNames<Sql>, SqlValue>], Row> {
   const statement = db.prepare<[Record<string, SqlValue>], Row>(sql);
   const names = [...new Set(Array.from(sql.matchAll(NAMED_PARAMETER), (match) => match[1]!))];
   const given = (params: Record<string, SqlValue>) => {

@@ -49,18 +49,7 @@ function membersBy(rows: Member[]): Map<number, string[]> {
 
 function prepare(db: ServiceDb) {
   return {
-    insertChatbot: prepareNamed<
-      | 'uuid'
-      | 'owner'
-      | 'name'
-      | 'visibility'
-      | 'count'
-      | 'seconds'
-      | 'message'
-      | 'citations'
-      | 'created_at'
-      | 'modified_at'
-    >(
+    insertChatbot: prepareNamed(
       db,
       `INSERT INTO chatbots (uuid, owner, name, visibility, rate_limit_count, rate_limit_seconds,
          rate_limit_message, show_citations, created_at, modified_at)
@@ -73,39 +62,14 @@ function prepare(db: ServiceDb) {
     ),
     chatbotId: db.prepare<[string], { id: number }>('SELECT id FROM chatbots WHERE uuid = ?'),
 
-    insertAgent: prepareNamed<
-      | 'uuid'
-      | 'chatbot_id'
-      | 'name'
-      | 'description'
-      | 'prompt'
-      | 'type'
-      | 'enabled'
-      | 'meta_json'
-      | 'human_escalation_json'
-      | 'tool_functions_json'
-      | 'variables_json'
-      | 'created_at'
-      | 'modified_at'
-    >(
+    insertAgent: prepareNamed(
       db,
       `INSERT INTO agents (uuid, chatbot_id, name, description, prompt, type, enabled, meta_json,
          human_escalation_json, tool_functions_json, variables_json, created_at, modified_at)
        VALUES (@uuid, @chatbot_id, @name, @description, @prompt, @type, @enabled, @meta_json,
          @human_escalation_json, @tool_functions_json, @variables_json, @created_at, @modified_at)`,
     ),
-    updateAgent: prepareNamed<
-      | 'name'
-      | 'description'
-      | 'prompt'
-      | 'enabled'
-      | 'meta_json'
-      | 'human_escalation_json'
-      | 'tool_functions_json'
-      | 'variables_json'
-      | 'modified_at'
-      | 'id'
-    >(
+    updateAgent: prepareNamed(
       db,
       `UPDATE agents SET name = @name, description = @description, prompt = @prompt,
          enabled = @enabled, meta_json = @meta_json, human_escalation_json = @human_escalation_json,
@@ -137,14 +101,12 @@ function prepare(db: ServiceDb) {
        SELECT ?, ?, id FROM sources WHERE uuid = ?`,
     ),
 
-    insertTag: prepareNamed<
-      'uuid' | 'chatbot_id' | 'name' | 'color' | 'created_at' | 'modified_at'
-    >(
+    insertTag: prepareNamed(
       db,
       `INSERT INTO source_tags (uuid, chatbot_id, name, color, created_at, modified_at)
        VALUES (@uuid, @chatbot_id, @name, @color, @created_at, @modified_at)`,
     ),
-    updateTag: prepareNamed<'name' | 'color' | 'modified_at' | 'id'>(
+    updateTag: prepareNamed(
       db,
       'UPDATE source_tags SET name = @name, color = @color, modified_at = @modified_at WHERE id = @id',
     ),
@@ -172,14 +134,7 @@ function prepare(db: ServiceDb) {
        SELECT ?, ?, id FROM sources WHERE uuid = ?`,
     ),
 
-    insertSession: prepareNamed<
-      | 'uuid'
-      | 'chatbot_id'
-      | 'initial_variables_json'
-      | 'last_agent_uuid'
-      | 'created_at'
-      | 'modified_at'
-    >(
+    insertSession: prepareNamed(
       db,
       `INSERT INTO sessions (uuid, chatbot_id, initial_variables_json, last_agent_uuid,
          created_at, modified_at)
@@ -194,18 +149,7 @@ function prepare(db: ServiceDb) {
       `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN chatbots c ON c.id = s.chatbot_id
        WHERE s.uuid = ?`,
     ),
-    insertMessage: prepareNamed<
-      | 'uuid'
-      | 'query'
-      | 'response'
-      | 'cite_data_json'
-      | 'finish_reason'
-      | 'meta_json'
-      | 'error_message'
-      | 'created_at'
-      | 'modified_at'
-      | 'session_uuid'
-    >(
+    insertMessage: prepareNamed(
       db,
       `INSERT INTO messages (uuid, session_id, query, response, cite_data_json, finish_reason,
          meta_json, error_message, created_at, modified_at)

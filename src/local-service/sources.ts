@@ -76,23 +76,7 @@ function prepare(db: ServiceDb) {
     byUrl: db.prepare<[string, string], SourceRow>(
       `SELECT ${COLUMNS} ${FROM} WHERE c.uuid = ? AND s.url = ?`,
     ),
-    insert: prepareNamed<
-      | 'uuid'
-      | 'title'
-      | 'type'
-      | 'status'
-      | 'file_name'
-      | 'file_size'
-      | 'tokens'
-      | 'meta_json'
-      | 'error_message'
-      | 'content_hash'
-      | 'url'
-      | 'link'
-      | 'created_at'
-      | 'modified_at'
-      | 'chatbot_uuid'
-    >(
+    insert: prepareNamed(
       db,
       `INSERT INTO sources (uuid, chatbot_id, title, type, status, file_name, file_size, tokens,
          meta_json, error_message, content_hash, url, link, created_at, modified_at)
@@ -100,18 +84,7 @@ function prepare(db: ServiceDb) {
          @error_message, @content_hash, @url, @link, @created_at, @modified_at
        FROM chatbots WHERE uuid = @chatbot_uuid`,
     ),
-    update: prepareNamed<
-      | 'title'
-      | 'status'
-      | 'file_name'
-      | 'file_size'
-      | 'tokens'
-      | 'meta_json'
-      | 'error_message'
-      | 'link'
-      | 'modified_at'
-      | 'id'
-    >(
+    update: prepareNamed(
       db,
       `UPDATE sources SET title = @title, status = @status, file_name = @file_name,
          file_size = @file_size, tokens = @tokens, meta_json = @meta_json,
