@@ -51,13 +51,16 @@ export function openDatabase(path: string, options: DatabaseSyncOptions = {}): D
 /** A value SQLite binds. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
-type NameChar = '_' | Digit | Lower | Uppercase<Lower>;
 type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
-type Lower = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm' | 'n'
-  | 'o' | 'p' | 'q' | 'r' | 's' | 't' | 'u' | 'v' | 'w' | 'x' | 'y' | 'z'; // prettier-ignore
+/** Whether C is a character of a name: a letter (it has two cases), a digit or "_". */
+type IsNameChar<C extends string> = C extends Digit | '_'
+  ? true
+  : Uppercase<C> extends Lowercase<C>
+    ? false
+    : true;
 /** The name at the start of a text: its word characters. */
 type NameAt<S extends string, Name extends string = ''> = S extends `${infer C}${infer Rest}`
-  ? C extends NameChar
+  ? IsNameChar<C> extends true
     ? NameAt<Rest, `${Name}${C}`>
     : Name
   : Name;
