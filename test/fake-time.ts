@@ -10,7 +10,9 @@ import { vi } from 'vitest';
 // undici's process-wide "fast timer" (its connect and body timeouts) is one setTimeout made on
 // first use and refreshed ever after: made under fake time, it stays a fake one, and every
 // undici timeout later in the same worker (files share it: isolate: false) never fires.
-// restore() resets it, so the next file's first timeout makes a real one.
+// restore() resets it, so the next file's first timeout makes a real one; useFakeTime() resets
+// it too, so undici's timeouts under fake time run on fake time, not on a real timer an
+// earlier file made (a test then waited a real second for a fake-time connect timeout).
 const undiciTimers = createRequire(import.meta.url)('undici/lib/util/timers.js') as {
   reset(): void;
 };
@@ -68,6 +70,7 @@ function windowedTimers(): { table: object; until(horizon: number): void } {
 /** Fakes the clock until restore(); `stepMs` of virtual time per step, 2 ms of real time between. */
 export function useFakeTime(stepMs = 50): FakeTime {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  undiciTimers.reset();
   const clock = (globalThis.setTimeout as unknown as { clock: { now: number; timers?: object } })
     .clock;
   const pending = windowedTimers();
