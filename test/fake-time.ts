@@ -6,6 +6,7 @@
 // its own virtual time, so the schedules the tests assert are the same.
 import { createRequire } from 'node:module';
 import { vi } from 'vitest';
+import { forgetRequests, ioAtRest } from './io-quiet.js';
 
 // undici's process-wide "fast timer" (its connect and body timeouts) is one setTimeout made on
 // first use and refreshed ever after: made under fake time, it stays a fake one, and every
@@ -67,8 +68,18 @@ function windowedTimers(): { table: object; until(horizon: number): void } {
   return { table, until: (at) => (horizon = at) };
 }
 
+export interface FakeTimeOptions {
+  /**
+   * Between steps, turn the event loop until loopback I/O is at rest (test/io-quiet.ts) instead
+   * of pausing 2 ms of real time: hundreds of steps cost milliseconds, not seconds. Off by
+   * default: a test whose work runs off the loop (a worker, the thread pool) outside any HTTP
+   * request would see virtual time race ahead of it.
+   */
+  ioTurns?: boolean;
+}
+
 /** Fakes the clock until restore(); `stepMs` of virtual time per step, 2 ms of real time between. */
-export function useFakeTime(stepMs = 50): FakeTime {
+export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTime {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   undiciTimers.reset();
   const clock = (globalThis.setTimeout as unknown as { clock: { now: number; timers?: object } })
@@ -76,13 +87,15 @@ export function useFakeTime(stepMs = 50): FakeTime {
   const pending = windowedTimers();
   clock.timers = pending.table;
   const start = Date.now();
+  const pause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
+  if (options.ioTurns) forgetRequests();
   return {
     async settle<T>(promise: Promise<T>): Promise<T> {
       let settled = false;
       const watched = promise.finally(() => (settled = true));
       for (let steps = 0; !settled; steps++) {
-        // Loopback I/O gets real time to land before virtual time moves on.
-        await new Promise((resolve) => realSetTimeout(resolve, 2));
+        // Loopback I/O lands before virtual time moves on.
+        await (options.ioTurns ? ioAtRest(pause) : pause(2));
         if (settled) break;
         // A step's ticks end by clock.now + stepMs (no setSystemTime here to move them).
         pending.until(clock.now + stepMs);
