@@ -32,27 +32,50 @@ export interface FakeTime {
 }
 
 interface Timer {
+  id: number;
   callAt: number;
+  createdAt: number;
+  immediate?: boolean;
+}
+
+/** The clock's own order (compareTimers in @sinonjs/fake-timers). */
+function firesBefore(a: Timer, b: Timer): boolean {
+  if (a.callAt !== b.callAt) return a.callAt < b.callAt;
+  if (Boolean(a.immediate) !== Boolean(b.immediate)) return Boolean(a.immediate);
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  return a.id < b.id;
 }
 
 /**
- * The fake clock's table of pending timers, shown to for-in (all the clock uses to find the next
- * timer to fire) only up to `horizon`. The clock scans every pending timer for each one it fires
- * (in vitest 3's @sinonjs/fake-timers), and a test with hundreds pending (a lock's 10-minute
- * lifetime, a minute's timeout per question) spent most of a step in that scan. A scan only picks
- * timers due within the step it runs, so one that sees only those picks the same timer: the order
- * timers fire in is unchanged. Lookups, additions and removals see every timer, always.
+ * The fake clock's table of pending timers, of which for-in (all the clock uses to find the next
+ * timer to fire) sees, during a step, only the next to fire. The clock scans every pending timer
+ * for each one it fires (vitest 3's @sinonjs/fake-timers), and a test with hundreds pending (a
+ * lock's 10-minute lifetime, a minute's timeout per question) spent most of its steps in that
+ * scan. A scan picks the first, in the clock's order (due time, immediates first, creation time,
+ * id), of the timers due from `from` (never after the clock's now) to `to` (never after the
+ * step's end): it is one of those due before now (normally none: they have fired) or the first
+ * due at or after now, if that is within the step. A scan that sees only these picks the same
+ * timer, so timers fire in the same order. Lookups, additions and removals, and every use
+ * outside a step, see them all.
  */
-function windowedTimers(): { table: object; until(horizon: number): void } {
+function windowedTimers(now: () => number): { table: object; until(stepEnd: number): void } {
   const timers = new Map<string, Timer>();
-  let horizon = Infinity;
+  let stepEnd = Infinity;
   const table = new Proxy<Record<string, Timer>>(
     {},
     {
       ownKeys: () => {
-        const due: string[] = [];
-        for (const [id, timer] of timers) if (timer.callAt <= horizon) due.push(id);
-        return due;
+        if (stepEnd === Infinity) return [...timers.keys()];
+        const at = now();
+        const seen: string[] = [];
+        let next: [string, Timer] | undefined;
+        for (const entry of timers) {
+          const timer = entry[1];
+          if (timer.callAt < at) seen.push(entry[0]);
+          else if (timer.callAt <= stepEnd && (!next || firesBefore(timer, next[1]))) next = entry;
+        }
+        if (next) seen.push(next[0]);
+        return seen;
       },
       getOwnPropertyDescriptor: (_, id) => {
         const timer = typeof id === 'string' ? timers.get(id) : undefined;
@@ -65,7 +88,7 @@ function windowedTimers(): { table: object; until(horizon: number): void } {
       deleteProperty: (_, id) => (timers.delete(String(id)), true),
     },
   );
-  return { table, until: (at) => (horizon = at) };
+  return { table, until: (at) => (stepEnd = at) };
 }
 
 export interface FakeTimeOptions {
@@ -84,7 +107,7 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
   undiciTimers.reset();
   const clock = (globalThis.setTimeout as unknown as { clock: { now: number; timers?: object } })
     .clock;
-  const pending = windowedTimers();
+  const pending = windowedTimers(() => clock.now);
   clock.timers = pending.table;
   const start = Date.now();
   const pause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
