@@ -6,7 +6,7 @@
 // its own virtual time, so the schedules the tests assert are the same.
 import { createRequire } from 'node:module';
 import { vi } from 'vitest';
-import { forgetRequests, ioAtRest } from './io-quiet.js';
+import { watchIo } from './io-quiet.js';
 
 // undici's process-wide "fast timer" (its connect and body timeouts) is one setTimeout made on
 // first use and refreshed ever after: made under fake time, it stays a fake one, and every
@@ -111,14 +111,14 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
   clock.timers = pending.table;
   const start = Date.now();
   const pause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
-  if (options.ioTurns) forgetRequests();
+  const io = options.ioTurns ? watchIo() : undefined;
   return {
     async settle<T>(promise: Promise<T>): Promise<T> {
       let settled = false;
       const watched = promise.finally(() => (settled = true));
       for (let steps = 0; !settled; steps++) {
         // Loopback I/O lands before virtual time moves on.
-        await (options.ioTurns ? ioAtRest(pause) : pause(2));
+        await (io ? io.atRest(pause) : pause(2));
         if (settled) break;
         // A step's ticks end by clock.now + stepMs (no setSystemTime here to move them).
         pending.until(clock.now + stepMs);
@@ -136,6 +136,7 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
     restore: () => {
       vi.useRealTimers();
       undiciTimers.reset();
+      io?.stop();
     },
   };
 }
