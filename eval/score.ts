@@ -74,10 +74,12 @@ function proseOf(answer: string): string {
     .replace(/^According to [^\n]*?:\s/gm, '');
 }
 
-/** A mark standing alone (": . Zod is", "dependencies. ."). */
-const STRAY_MARK = /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m;
-
-const JUNK: Array<[ProblemKind, RegExp]> = [
+/**
+ * Markup and debris an answer should not carry: a kind, its pattern, and whether a match is
+ * excused where the source writes it so after the same word (a mark set apart by a space,
+ * "Here is an example :", is the document's typography quoted as written).
+ */
+const JUNK: Array<[ProblemKind, RegExp, 'as written'?]> = [
   [
     'badge',
     /\[!\[|\]\(https?:\/\/[^)\s]*(?:shields\.io|badge|david-dm\.org|travis-ci|coveralls|codecov)/,
@@ -89,21 +91,24 @@ const JUNK: Array<[ProblemKind, RegExp]> = [
   ['html', /<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>\n]*)?\/?>/],
   ['heading', /(?:^|[^\n#])[ \t]#{1,6} \S|^#{1,6} \S/m],
   ['admonition', /\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]/i],
-  ['stray-punctuation', STRAY_MARK],
+  // A mark standing alone (": . Zod is", "dependencies. .").
+  ['stray-punctuation', /(?:^|[ \t])[.,;:!?](?=[ \t]|$)/m, 'as written'],
   ['code-in-prose', /\}\s*\)\s*;|\b(?:var|const|let) \w+ = |\bfunction\s*\(|=>\s*\{/],
   ['table-remnant', /^(?!\s*\|).*\S \| \S.*\S \| \S/m],
 ];
 
-/**
- * The first mark standing alone that its source does not write so: a mark after a space as the
- * source has it after the same word ("Here is an example :") is the document's typography,
- * quoted as written, not a piece the answer left behind.
- */
-function strayMark(prose: string, corpus: string | undefined): { index: number } | undefined {
-  for (const found of prose.matchAll(new RegExp(STRAY_MARK.source, 'gm'))) {
+/** The first match of a JUNK pattern, skipping those the corpus writes so when that excuses them. */
+function firstJunk(
+  prose: string,
+  pattern: RegExp,
+  asWritten: boolean,
+  corpus: string | undefined,
+): { index: number } | undefined {
+  for (const found of prose.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))) {
+    if (!asWritten || corpus === undefined) return found;
     const before = /(\S+)[ \t]*$/.exec(prose.slice(0, found.index + 1))?.[1];
     const written = before && normalizeForEndings(`${before} ${found[0].trim()}`);
-    if (corpus === undefined || !written || !corpus.includes(written)) return found;
+    if (!written || !corpus.includes(written)) return found;
   }
   return undefined;
 }
@@ -231,9 +236,8 @@ export function problemsOf(answer: string, corpus: string | undefined): Problem[
     problems.push({ kind: 'ends-mid-sentence', detail: `…${text.slice(-60)}` });
   }
   const prose = proseOf(text);
-  for (const [kind, pattern] of JUNK) {
-    const found =
-      kind === 'stray-punctuation' ? strayMark(prose, corpus) : (pattern.exec(prose) ?? undefined);
+  for (const [kind, pattern, excuse] of JUNK) {
+    const found = firstJunk(prose, pattern, excuse === 'as written', corpus);
     if (found) {
       const at = found.index;
       problems.push({
