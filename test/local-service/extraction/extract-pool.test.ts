@@ -2,8 +2,9 @@
 // long or needs too much memory fails alone with a clear limit error, its process is replaced,
 // and the files after it are read as usual.
 import { spawnSync } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ExtractionLimitError,
   ExtractionPool,
@@ -40,20 +41,55 @@ const read = (pool: ExtractionPool, fileName: string, bytes: Uint8Array) =>
   extractText({ bytes, fileName }, { convert: pool.convert });
 
 describe('ExtractionPool', () => {
-  it('reads PDFs, .docx and HTML in a converter process, reusing it', async () => {
-    const pool = poolOf({ workers: 1 });
-    expect(pool.size).toBe(0); // created on first use
-    const pdf = await read(pool, 'a.pdf', buildPdf(['Refunds within 30 days.']));
-    expect(pdf.text).toBe('Refunds within 30 days.');
-    const docx = await read(pool, 'b.docx', buildDocx(['Hello from Word.']));
-    expect(docx.text).toBe('Hello from Word.');
-    const html = await read(
-      pool,
-      'c.html',
-      new TextEncoder().encode('<head><title>T</title></head><p>Hi</p>'),
-    );
-    expect(html).toEqual({ text: 'Hi', title: 'T' });
-    expect(pool.size).toBe(1);
+  // One pool with the default limits for the tests about no limit of their own: its converter
+  // loads pdfjs once, not once per test. The pool is created by the first test (it checks
+  // that the process starts on first use) and closed by the last test of this block.
+  describe('with the default limits, one converter for these tests', () => {
+    let pool: ExtractionPool | undefined;
+    const jobStarts = new EventEmitter();
+    const shared = () =>
+      (pool ??= new ExtractionPool({
+        workers: 1,
+        onJobStart: (job) => jobStarts.emit('start', job),
+      }));
+    afterAll(() => pool?.close());
+
+    it('reads PDFs, .docx and HTML in a converter process, reusing it', async () => {
+      expect(shared().size).toBe(0); // created on first use
+      const pdf = await read(shared(), 'a.pdf', buildPdf(['Refunds within 30 days.']));
+      expect(pdf.text).toBe('Refunds within 30 days.');
+      const docx = await read(shared(), 'b.docx', buildDocx(['Hello from Word.']));
+      expect(docx.text).toBe('Hello from Word.');
+      const html = await read(
+        shared(),
+        'c.html',
+        new TextEncoder().encode('<head><title>T</title></head><p>Hi</p>'),
+      );
+      expect(html).toEqual({ text: 'Hi', title: 'T' });
+      expect(shared().size).toBe(1);
+    });
+
+    it('reports a damaged file as unreadable, not as a limit', async () => {
+      const error = await read(
+        shared(),
+        'broken.pdf',
+        new TextEncoder().encode('%PDF-1.4 junk'),
+      ).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(ExtractionLimitError);
+      expect((error as Error).message).toMatch(/"broken\.pdf": not a readable PDF/);
+    });
+
+    // Last of this block: it closes the pool. The bomb runs far inside the default 20 s limit.
+    it('close() fails the files in progress and ends every converter process', async () => {
+      const closing = shared();
+      const running = once(jobStarts, 'start');
+      const bomb = read(closing, 'slow.pdf', slowPdf).catch((e: unknown) => e);
+      await running;
+      await closing.close();
+      expect(((await bomb) as Error).message).toMatch(/text extraction has been closed/);
+      expect(closing.size).toBe(0);
+      await expect(read(closing, 'late.pdf', buildPdf(['x']))).rejects.toThrow(/closed/);
+    });
   });
 
   // A new worker loads pdfjs before the next file: seconds on a loaded machine.
@@ -80,17 +116,19 @@ describe('ExtractionPool', () => {
   );
 
   it('turns a converter running out of memory into a limit error for that file alone', async () => {
-    const pool = poolOf({ workers: 1, memoryMb: 32 });
-    // 300 000 small objects: three times what a 32 MB heap holds once parsed and rendered.
-    const json = JSON.stringify(
-      Array.from({ length: 300_000 }, (_, i) => ({ id: i, name: `item ${i}` })),
-    );
+    // A 16 MB heap, so that less must be built to cross it (a converter still starts in it; the
+    // JSON reader needs no pdfjs). 150 000 small objects: over twice what it holds once parsed
+    // and rendered (well past the limit, V8 gives up at once; just past it, it collects for
+    // seconds first).
+    const pool = poolOf({ workers: 1, memoryMb: 16 });
+    const items = Array.from({ length: 150_000 }, (_, i) => `{"id":${i},"name":"item ${i}"}`);
+    const json = `[${items.join(',')}]`;
     const error = await read(pool, 'big.json', new TextEncoder().encode(json)).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ExtractionLimitError);
     expect((error as Error).message).toBe(
-      '"big.json": extraction needed more than 32 MB of memory',
+      '"big.json": extraction needed more than 16 MB of memory',
     );
     expect((await read(pool, 'ok.json', new TextEncoder().encode('{"a":1}'))).text).toBe('a: 1');
   });
@@ -101,13 +139,14 @@ describe('ExtractionPool', () => {
     async () => {
       // pdfjs holds the inflated stream in a buffer outside the V8 heap, which the heap limit
       // does not count: left alone, this file would grow the process by ~800 MB, then yield
-      // "no text". The resident-memory watch stops it at twice the heap (a small heap, in
-      // which pdfjs still loads, so the watch acts early).
-      const pool = poolOf({ workers: 1, memoryMb: 64, timeoutMs: 60_000 });
+      // "no text". The resident-memory watch stops it at twice the heap: a 32 MB heap, the
+      // smallest in which pdfjs loads with room to spare (not in 16 MB), so the watch acts
+      // after 64 MB of growth, a second of reading.
+      const pool = poolOf({ workers: 1, memoryMb: 32, timeoutMs: 60_000 });
       const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionLimitError);
       expect((error as Error).message).toBe(
-        '"blank.pdf": extraction needed more than 64 MB of memory',
+        '"blank.pdf": extraction needed more than 32 MB of memory',
       );
     },
   );
@@ -123,15 +162,6 @@ describe('ExtractionPool', () => {
     expect(pool.size).toBe(0);
     expect((await read(pool, 'small.pdf', buildPdf(['Small.']))).text).toBe('Small.');
     expect(pool.size).toBe(1);
-  });
-
-  it('reports a damaged file as unreadable, not as a limit', async () => {
-    const pool = poolOf({ workers: 1 });
-    const error = await read(pool, 'broken.pdf', new TextEncoder().encode('%PDF-1.4 junk')).catch(
-      (e: unknown) => e,
-    );
-    expect(error).not.toBeInstanceOf(ExtractionLimitError);
-    expect((error as Error).message).toMatch(/"broken\.pdf": not a readable PDF/);
   });
 
   it('close() ends a process whose only work was the pool (nothing left unsettled)', async () => {
@@ -164,17 +194,5 @@ describe('ExtractionPool', () => {
       timeout: 60_000,
     });
     expect(run.stdout.trim()).toBe('function');
-  });
-
-  it('close() fails the files in progress and ends every converter process', async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const pool = poolOf({ workers: 1, timeoutMs: 60_000, onJobStart: () => started() });
-    const bomb = read(pool, 'slow.pdf', slowPdf).catch((e: unknown) => e);
-    await running;
-    await pool.close();
-    expect(((await bomb) as Error).message).toMatch(/text extraction has been closed/);
-    expect(pool.size).toBe(0);
-    await expect(read(pool, 'late.pdf', buildPdf(['x']))).rejects.toThrow(/closed/);
   });
 });

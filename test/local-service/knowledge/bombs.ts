@@ -135,8 +135,8 @@ export async function pdfBomb(inflatedMb: number, fill: 'text' | 'blank'): Promi
 
 /**
  * HTML whose table pads every cell to its column's widest: html-to-text makes `rows` lines of
- * over `width` characters out of one wide cell and `rows` rows of two tiny ones (2000 × 5000:
- * 60 kB of HTML, 10 MB of text).
+ * over `width` characters out of one wide cell and `rows` rows of two tiny ones (50 × 53 500:
+ * 55 kB of HTML, 2.7 MB of text).
  */
 export function htmlTableBomb(rows: number, width: number): Uint8Array {
   const wide = `<tr><td>${'w'.repeat(width)}</td><td>w</td></tr>`;
