@@ -120,7 +120,7 @@ describe('ExtractionPool', () => {
   });
 
   it('turns a converter running out of memory into a limit error for that file alone', async () => {
-    // A 16 MB heap, so that less must be built to cross it (a converter still starts in it; the
+    // A 16 MB heap, so that less must be built to cross it (a converter started uses 7 MB; the
     // JSON reader needs no pdfjs). 150 000 small objects: over twice what it holds once parsed
     // and rendered (well past the limit, V8 gives up at once; just past it, it collects for
     // seconds first).
@@ -143,8 +143,8 @@ describe('ExtractionPool', () => {
     async () => {
       // pdfjs holds the inflated stream in a buffer outside the V8 heap, which the heap limit
       // does not count: left alone, this file would grow the process by ~800 MB, then yield
-      // "no text". The resident-memory watch stops it at twice the heap: a 32 MB heap, the
-      // smallest in which pdfjs loads with room to spare (not in 16 MB), so the watch acts
+      // "no text". The resident-memory watch stops it at twice the heap: a 32 MB heap, in
+      // which pdfjs loads with room to spare (it does in 24 MB, not in 16), so the watch acts
       // after 64 MB of growth, a second of reading.
       const pool = poolOf({ workers: 1, memoryMb: 32, timeoutMs: 60_000 });
       const error = await read(pool, 'blank.pdf', slowPdf).catch((e: unknown) => e);
@@ -158,7 +158,8 @@ describe('ExtractionPool', () => {
   it('does not keep a converter that grew by more than its heap', { timeout: 60_000 }, async () => {
     const pool = poolOf({ workers: 1, memoryMb: 64, timeoutMs: 60_000 });
     // 55 MB of blanks: read to the end (no text), with ~85 MB of buffers on the way: more than
-    // the heap, less than twice it.
+    // the heap, less than twice it. Not a smaller heap: pdfjs doubles its buffer and frees the
+    // old one when V8 collects, so at 32 MB the growth fell on either side of that window.
     const error = await read(pool, 'blank.pdf', await pdfBomb(55, 'blank')).catch(
       (e: unknown) => e,
     );
