@@ -80,11 +80,16 @@ describe('the text cap', () => {
     expect(error.message).toBe(`"bomb.pdf": the extracted text would exceed ${cap} bytes`);
   });
 
-  it('refuses JSON whose nesting turns a few kB into megabytes of indented lines', async () => {
-    const bomb = jsonNestingBomb(1500);
-    const limit = textLimitFor(bomb.byteLength, 10 * MiB);
-    const error = await refusal(extractText({ bytes: bomb, fileName: 'deep.json' }));
-    expect(error.message).toBe(`"deep.json": the extracted text would exceed ${limit} bytes`);
+  // Against a cap set to 64 KiB, 400 levels (2.4 kB, 160 kB of text) cross it as 1,500 levels
+  // (9 kB, 2.2 MB) crossed the default 1 MiB, for a fifteenth of the rendering.
+  it('refuses JSON whose nesting turns 2.4 kB into 160 kB of indented lines, past the cap', async () => {
+    const bomb = jsonNestingBomb(400);
+    const cap = 64 * 1024;
+    expect(textLimitFor(bomb.byteLength, cap)).toBe(cap);
+    const error = await refusal(
+      extractText({ bytes: bomb, fileName: 'deep.json' }, { maxTextBytes: cap }),
+    );
+    expect(error.message).toBe(`"deep.json": the extracted text would exceed ${cap} bytes`);
   });
 
   it('applies the configured maximum to plain text too', async () => {

@@ -16,7 +16,8 @@ const MB = 1024 * 1024;
 
 interface Deflated {
   data: Buffer;
-  crc: number;
+  /** CRC-32 of the inflated text, a zip member's; computed on demand (a PDF's stream needs none). */
+  crc: () => number;
   size: number;
 }
 
@@ -54,7 +55,8 @@ function adler32Combine(adler1: number, adler2: number, length2: number): number
  * resets the compressor, so every 1 MB block of units deflates to the same bytes: one is
  * compressed and its output repeated, which makes a 500 MB bomb in milliseconds instead of
  * seconds of zlib. The zlib wrapper's Adler-32 and the zip's CRC-32 cover the whole inflated
- * text, as a real encoder's would.
+ * text, as a real encoder's would (the CRC only when asked: over 500 MB it takes a third of
+ * a second).
  */
 async function deflateRepeated(
   open: string,
@@ -73,11 +75,13 @@ async function deflateRepeated(
   const tail = Buffer.from(close);
   const blocks = Math.max(1, Math.ceil((total - head.length) / block.length));
   const size = head.length + blocks * block.length + tail.length;
-  let crc = crc32(head);
-  for (let i = 0; i < blocks; i++) crc = crc32(block, crc);
-  crc = crc32(tail, crc);
   const deflatedBlock = raw(block, false);
   const body = [raw(head, false), ...Array<Buffer>(blocks).fill(deflatedBlock), raw(tail, true)];
+  const crc = () => {
+    let sum = crc32(head);
+    for (let i = 0; i < blocks; i++) sum = crc32(block, sum);
+    return crc32(tail, sum);
+  };
   if (format === 'raw') return { data: Buffer.concat(body), crc, size };
   const blockAdler = adler32(block);
   let adler = adler32(head);
@@ -109,7 +113,7 @@ export async function docxBomb(inflatedMb: number, lie = false): Promise<Uint8Ar
       name: 'word/document.xml',
       data: xml.data,
       method: 8,
-      crc: xml.crc,
+      crc: xml.crc(),
       declaredSize: lie ? 1024 : xml.size,
     },
   ]);
@@ -135,8 +139,8 @@ export async function pdfBomb(inflatedMb: number, fill: 'text' | 'blank'): Promi
 
 /**
  * HTML whose table pads every cell to its column's widest: html-to-text makes `rows` lines of
- * over `width` characters out of one wide cell and `rows` rows of two tiny ones (2000 × 5000:
- * 60 kB of HTML, 10 MB of text).
+ * over `width` characters out of one wide cell and `rows` rows of two tiny ones (50 × 53 500:
+ * 55 kB of HTML, 2.7 MB of text).
  */
 export function htmlTableBomb(rows: number, width: number): Uint8Array {
   const wide = `<tr><td>${'w'.repeat(width)}</td><td>w</td></tr>`;
