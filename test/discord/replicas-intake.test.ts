@@ -192,9 +192,8 @@ afterAll(async () => {
 describe.runIf(hasRedisServer)('discord: processes on one Redis take over each other', () => {
   it('SIGTERM mid-answer: the stopping process hands the event to a live one', async () => {
     // A replica counts as one to hand over to once it has swept the queue (its first sweep is
-    // half a lease after it started); until then a stopping one rightly says "ask again".
-    // On a loaded machine (CI's 2 cores running other child processes) a replica's first sweep
-    // can come well past 10 s after the processes were started.
+    // at its start); until then a stopping one rightly says "ask again". On a loaded machine
+    // (CI's 2 cores running other child processes) that sweep can lag the started line.
     await until(
       'every replica swept the queue once',
       async () => (await raw.zCard('chatbridge:intake:discord:alive')) >= SHARDS,
