@@ -1,7 +1,8 @@
 // Several `chatbridge service` processes on one SQLite file, and a crash (kill -9) mid-burst:
 // nothing acknowledged is lost, nothing is half-written, and what one process writes the other
 // finds. Each process is a real child process on the same file. The crash test goes on with
-// the first test's processes (one process start fewer): it stops one and kills the other.
+// the first test's processes (one process start fewer): it stops one (SIGTERM: exit code 0)
+// and kills the other.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,8 +144,9 @@ describe('a crash (kill -9) during an ingestion burst', () => {
   });
 
   it('loses nothing acknowledged, leaves nothing half-written, and fetches again at start', async () => {
-    // One process on the file, as after a lone start: the other stops (gracefully) first.
-    await b!.stop();
+    // One process on the file, as after a lone start: the other stops first, as `chatbridge
+    // service` does on SIGTERM after serving: cleanly, exit code 0.
+    expect(await b!.stop()).toBe(0);
     const first = a!;
     const bot = await first.client.createChatbot({ name: 'Crashy' });
     const pages = await Promise.all(
