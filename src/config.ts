@@ -27,6 +27,12 @@ const checkStart: CrossCheck<'start'> = (e, problem) => {
       'is required when CHATBRIDGE_API_KEY is set (or unset both to run the embedded local service)',
     );
   }
+  if (
+    e.CHATBRIDGE_LEASE_RENEW_MS !== undefined &&
+    e.CHATBRIDGE_LEASE_RENEW_MS >= e.CHATBRIDGE_LEASE_MS
+  ) {
+    problem('CHATBRIDGE_LEASE_RENEW_MS', 'must be less than CHATBRIDGE_LEASE_MS');
+  }
 };
 
 export interface BridgeConfig {
@@ -61,6 +67,8 @@ export interface BridgeConfig {
   drainMs: number;
   /** How long a silent replica's thread locks and kept events last before a takeover. */
   leaseMs: number;
+  /** How often a live replica renews its locks and kept events; a third of the lease if unset. */
+  leaseRenewMs?: number;
 }
 
 /** Reads and validates the environment; every mistake is named in one ConfigError. */
@@ -104,5 +112,8 @@ export function loadConfig(
     port: e.PORT,
     drainMs: e.CHATBRIDGE_DRAIN_MS,
     leaseMs: e.CHATBRIDGE_LEASE_MS,
+    ...(e.CHATBRIDGE_LEASE_RENEW_MS !== undefined
+      ? { leaseRenewMs: e.CHATBRIDGE_LEASE_RENEW_MS }
+      : {}),
   };
 }

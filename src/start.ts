@@ -47,6 +47,7 @@ export async function start(io: StartIo): Promise<void> {
     logger,
     lockTtlMs: config.leaseMs,
     intakeLeaseMs: config.leaseMs,
+    ...(config.leaseRenewMs !== undefined ? { leaseRenewMs: config.leaseRenewMs } : {}),
   });
   const state = observeDedup(rawState, metrics.observer);
   const service = await connectToService(

@@ -40,7 +40,12 @@ export interface IntakeOptions {
   clock?: Clock;
   /** How long a redelivery is dropped when the store has no intake queue (its dedup claim). */
   dedupTtlMs: number;
-  /** How often a replica looks for events to take over; half the lease by default. */
+  /**
+   * How often a replica looks for events to take over; a quarter of the lease by default, so a
+   * dead holder's event is taken at most a quarter lease after its lease ran out, and a live
+   * replica, which notes each sweep as its sign of life for hand-offs, may run three quarters
+   * of a lease late before a stopping one stops counting on it.
+   */
   sweepMs?: number;
   /** An event taken this many times is given up (it keeps killing whoever answers it). */
   maxDeliveries?: number;
@@ -87,14 +92,17 @@ export class Intake<P> {
     const { queue } = this;
     if (!queue || this.sweeper !== undefined || this.stopped) return;
     const lease = this.options.state.intake?.leaseMs ?? 15_000;
-    const every = this.options.sweepMs ?? Math.max(10, Math.floor(lease / 2));
+    const every = this.options.sweepMs ?? Math.max(10, Math.floor(lease / 4));
     const tick = () => {
       if (this.stopped) return;
       void this.sweep(queue, resume).finally(() => {
         if (!this.stopped) this.sweeper = this.schedule(tick, every);
       });
     };
-    this.sweeper = this.schedule(tick, every);
+    // The first sweep at once: a replica just started counts as live for hand-offs from now (a
+    // rolling restart stops the old one right after the new one is up), and a restarted process
+    // answers what ran out while it was down without waiting a period first.
+    this.sweeper = this.schedule(tick, 0);
   }
 
   /** A sweep alone never keeps the process alive. */

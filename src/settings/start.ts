@@ -81,6 +81,15 @@ export const START_SETTINGS = [
     default: 15_000,
   },
   {
+    name: 'CHATBRIDGE_LEASE_RENEW_MS',
+    type: 'whole',
+    min: 10,
+    max: 600_000,
+    use: ['start'],
+    help: 'How often a live replica renews its thread locks and the events it holds: a busy machine may delay it by the lease less this before another replica takes them over (less than `CHATBRIDGE_LEASE_MS`)',
+    defaultText: 'a third of `CHATBRIDGE_LEASE_MS`',
+  },
+  {
     name: 'PORT',
     type: 'whole',
     min: 0,

@@ -75,6 +75,11 @@ export interface StateOptions {
    * the restarted process) takes it over. Renewed every third of it. Default 15 s.
    */
   intakeLeaseMs?: number;
+  /**
+   * How often the thread locks' leases (Redis) and the intake's are renewed: a busy process
+   * may run this much less than a lease late before it loses them. A third of each by default.
+   */
+  leaseRenewMs?: number;
   /** Intake: how long a finished event's key stays known (redeliveries dropped). Default 1 h. */
   intakeKeyTtlMs?: number;
 }
@@ -139,6 +144,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
           prefix,
           limiter,
           lockTtlMs,
+          ...(options.leaseRenewMs !== undefined ? { renewEveryMs: options.leaseRenewMs } : {}),
           maxLockLifetimeMs,
           logger,
           ...(options.connectTimeoutMs !== undefined
@@ -151,6 +157,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     const intakeOptions = {
       leaseMs: positiveInteger('intakeLeaseMs', options.intakeLeaseMs, 15_000),
       keyTtlMs: positiveInteger('intakeKeyTtlMs', options.intakeKeyTtlMs, 3_600_000),
+      ...(options.leaseRenewMs !== undefined ? { renewEveryMs: options.leaseRenewMs } : {}),
       now,
       logger,
     };

@@ -170,8 +170,9 @@ class RedisIntakeQueue implements IntakeQueue {
 
   /**
    * Another replica is alive: one that looked for entries to take over within the last lease
-   * (every replica does, half a lease apart, and notes the time in a sorted set on Redis's
-   * clock; XINFO's consumer idle times do not show a replica that never claimed anything).
+   * (every replica does, from its start and a quarter lease apart, and notes the time in a
+   * sorted set on Redis's clock; XINFO's consumer idle times do not show a replica that never
+   * claimed anything).
    */
   async canHandOff(): Promise<boolean> {
     const live = await this.redis.eval(LIVE_OTHERS, {

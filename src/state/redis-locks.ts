@@ -31,6 +31,8 @@ export interface RedisLockOptions {
   limiter: LimitFunction;
   /** Lease TTL and waiter heartbeat deadline: how long a crashed process blocks a thread. */
   lockTtlMs: number;
+  /** How often a held lease is renewed; a third of lockTtlMs by default. */
+  renewEveryMs?: number;
   maxLockLifetimeMs: number;
   logger: Pick<Logger, 'warn'>;
   /** How long opening the subscriber's connection may take. Default 5 s. */
@@ -58,6 +60,7 @@ export class RedisThreadLocks implements ThreadLocks {
   private readonly held = new Set<Holding>();
   private readonly idleTtlMs: number;
   private readonly pollMaxMs: number;
+  private readonly renewEveryMs: number;
   private closed = false;
 
   private constructor(
@@ -68,6 +71,7 @@ export class RedisThreadLocks implements ThreadLocks {
     this.idleTtlMs = options.maxLockLifetimeMs + 10 * options.lockTtlMs;
     // Poll well within the heartbeat deadline, so a live waiter is never taken for dead.
     this.pollMaxMs = Math.max(POLL_MIN_MS, Math.min(250, Math.floor(options.lockTtlMs / 4)));
+    this.renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(options.lockTtlMs / 3));
   }
 
   static async open(options: RedisLockOptions): Promise<RedisThreadLocks> {
@@ -203,7 +207,7 @@ export class RedisThreadLocks implements ThreadLocks {
       if (!released && !controller.signal.aborted) schedule();
     };
     const schedule = () => {
-      renewTimer = setTimeout(() => void renew(), Math.max(1, Math.floor(lockTtlMs / 3)));
+      renewTimer = setTimeout(() => void renew(), this.renewEveryMs);
     };
     const holding: Holding = {
       threadKey,

@@ -26,8 +26,12 @@ import type { FakeChannel, FakeMessage } from './fake/payloads.js';
 import { alice } from './helpers.js';
 
 // Long enough that a live holder on a busy machine (CI: two test workers and the type check on
-// two cores) renews in time: at 1 s one was taken over mid-answer and the test timed out.
-const LEASE_MS = 5_000;
+// two cores) renews in time: at 1 s (renewed every third) one was taken over mid-answer and the
+// test timed out. What counts is how late a renewal may come, the lease less the renewal period:
+// 3.4 s here, as much as the 5 s lease renewed every third had. Sweeps (a quarter lease apart,
+// the sign of life a hand-off counts on) may be 2.7 s late.
+const LEASE_MS = 3_600;
+const LEASE_RENEW_MS = 200;
 const SHARDS = 3;
 const INTERRUPTED = 'This answer was interrupted';
 const HOLD = 'held question';
@@ -91,6 +95,7 @@ async function startReplicaOn(shard: number, port: number): Promise<Replica> {
       CHATBRIDGE_STORE: redis.url,
       CHATBRIDGE_DATA_DIR: join(dir, 'data'),
       CHATBRIDGE_LEASE_MS: String(LEASE_MS),
+      CHATBRIDGE_LEASE_RENEW_MS: String(LEASE_RENEW_MS),
       // Cut answers soon after SIGTERM: the hand-off, not the drain, is under test.
       CHATBRIDGE_DRAIN_MS: '200',
       DISCORD_TOKEN: TOKEN,
@@ -192,9 +197,8 @@ afterAll(async () => {
 describe.runIf(hasRedisServer)('discord: processes on one Redis take over each other', () => {
   it('SIGTERM mid-answer: the stopping process hands the event to a live one', async () => {
     // A replica counts as one to hand over to once it has swept the queue (its first sweep is
-    // half a lease after it started); until then a stopping one rightly says "ask again".
-    // On a loaded machine (CI's 2 cores running other child processes) a replica's first sweep
-    // can come well past 10 s after the processes were started.
+    // at its start); until then a stopping one rightly says "ask again". On a loaded machine
+    // (CI's 2 cores running other child processes) that sweep can lag the started line.
     await until(
       'every replica swept the queue once',
       async () => (await raw.zCard('chatbridge:intake:discord:alive')) >= SHARDS,

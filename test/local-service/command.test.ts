@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +7,6 @@ import {
   serviceOptionsFrom,
   startLocalService,
 } from '../../src/local-service/index.js';
-import { built } from '../run-cli.js';
 import { createServiceClient } from '../../src/service/index.js';
 import { expectModelGivenUp, startSilentLlm } from './silent-llm.js';
 
@@ -240,30 +236,5 @@ describe('runServiceCommand', () => {
     expect(await running).toBe(0);
     await expect(request(`${url}/api/v1/chatbots`)).rejects.toThrow();
   });
-
-  it('stops cleanly on SIGTERM as its own process', async () => {
-    const script = built('test/local-service/fixtures/run-service.ts');
-    const child = spawn(
-      process.execPath,
-      [script, '--port', '0', '--api-key', 'k1', '--store', 'memory://'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, LOG_LEVEL: 'silent' },
-      },
-    );
-    try {
-      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-      const url = /(http:\/\/\S+:\d+)/.exec(line)?.[1];
-      const res = await request(`${url}/api/v1/chatbots`, {
-        headers: { authorization: 'Bearer k1' },
-      });
-      expect(res.statusCode).toBe(200);
-      await res.body.dump();
-      child.kill('SIGTERM');
-      const [code] = (await once(child, 'exit')) as [number | null];
-      expect(code).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-  });
+  // As its own process, stopping cleanly (exit 0) on SIGTERM: processes.test.ts.
 });

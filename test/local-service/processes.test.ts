@@ -1,10 +1,12 @@
 // Several `chatbridge service` processes on one SQLite file, and a crash (kill -9) mid-burst:
 // nothing acknowledged is lost, nothing is half-written, and what one process writes the other
-// finds. Each process is a real child process on the same file.
+// finds. Each process is a real child process on the same file. The crash test goes on with
+// the first test's processes (one process start fewer): it stops one (SIGTERM: exit code 0)
+// and kills the other.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openServiceDb } from '../../src/local-service/db/open.js';
 import type { SourceRecord } from '../../src/local-service/records.js';
 import { Repository } from '../../src/local-service/repository.js';
@@ -16,15 +18,18 @@ import { type ServiceProcess, startServiceProcess } from './service-process.js';
 
 const KEY = 'process-key-0123456789';
 let dir: string;
+let storeUrl: string;
 const running: ServiceProcess[] = [];
+/** The two processes of the first test; the crash test goes on with them. */
+let a: ServiceProcess | undefined;
+let b: ServiceProcess | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatbridge-procs-'));
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.crash()));
+  storeUrl = `sqlite://${join(dir, 'shared.sqlite')}`;
 });
 afterAll(async () => {
+  await Promise.all(running.splice(0).map((p) => p.crash()));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -64,8 +69,7 @@ async function answer(p: ServiceProcess, session: string, query: string): Promis
 
 describe('two service processes on one SQLite file', () => {
   it('keep every source either writes, find each other’s facts, and share one rate limit', async () => {
-    const storeUrl = `sqlite://${join(dir, 'shared.sqlite')}`;
-    const [a, b] = await Promise.all([start(storeUrl), start(storeUrl)]);
+    [a, b] = await Promise.all([start(storeUrl), start(storeUrl)]);
     const bot = await a!.client.createChatbot({ name: 'Shared', rate_limit: [100, 60] });
 
     const adds = Array.from({ length: 200 }, (_, i) => () => {
@@ -140,8 +144,10 @@ describe('a crash (kill -9) during an ingestion burst', () => {
   });
 
   it('loses nothing acknowledged, leaves nothing half-written, and fetches again at start', async () => {
-    const storeUrl = `sqlite://${join(dir, 'crash.sqlite')}`;
-    const first = await start(storeUrl);
+    // One process on the file, as after a lone start: the other stops first, as `chatbridge
+    // service` does on SIGTERM after serving: cleanly, exit code 0.
+    expect(await b!.stop()).toBe(0);
+    const first = a!;
     const bot = await first.client.createChatbot({ name: 'Crashy' });
     const pages = await Promise.all(
       [1, 2, 3].map((n) => first.client.addUrlSource(bot.uuid, { url: `${site.url}/slow?${n}` })),

@@ -13,7 +13,8 @@ export interface ServiceProcess {
   client: ServiceClient;
   /** SIGKILL: no shutdown code runs, as in a crash. */
   crash(): Promise<void>;
-  stop(): Promise<void>;
+  /** SIGTERM; resolves with its exit code (null when a signal ended it). */
+  stop(): Promise<number | null>;
 }
 
 export async function startServiceProcess(
@@ -36,17 +37,17 @@ export async function startServiceProcess(
   const url = /(http:\/\/\S+:\d+)/.exec(line)?.[1];
   if (!url) throw new Error(`no address in "${line}"`);
   const client = createServiceClient({ baseUrl: url, apiKey, maxRetries: 0 });
-  const ended = async (signal: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exit = once(child, 'exit');
+  const ended = async (signal: NodeJS.Signals): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exit = once(child, 'exit') as Promise<[number | null]>;
     child.kill(signal);
-    await exit;
+    return (await exit)[0];
   };
   return {
     child,
     url,
     client,
-    crash: () => ended('SIGKILL'),
+    crash: async () => void (await ended('SIGKILL')),
     stop: () => ended('SIGTERM'),
   };
 }

@@ -30,9 +30,12 @@ import { BOT_TOKEN, FakeSlack, TEAM } from './fake-slack.js';
 import { ALICE, SIGNING_SECRET, sign } from './harness.js';
 
 // Short, so a takeover comes soon; but a live replica must renew within it even on a starved
-// machine: at 1 s, a load average of 10 on 2 cores cost leases mid-answer (taken over, answered
-// twice) in 2 runs of 3.
-const LEASE_MS = 5_000;
+// machine: at 1 s (renewed every third), a load average of 10 on 2 cores cost leases mid-answer
+// (taken over, answered twice) in 2 runs of 3. What counts is how late a renewal may come, the
+// lease less the renewal period: 3.4 s here, as much as the 5 s lease renewed every third had.
+// Sweeps (a quarter lease apart, the sign of life a hand-off counts on) may be 2.7 s late.
+const LEASE_MS = 3_600;
+const LEASE_RENEW_MS = 200;
 /** The first try, then Slack's retries (at once, after 1 and 5 minutes), 60× faster. */
 const RETRY_DELAYS_MS = [0, 0, 1_000, 5_000];
 const INTERRUPTED = 'This answer was interrupted';
@@ -89,6 +92,7 @@ async function startReplicaOn(port: number): Promise<Replica> {
       CHATBRIDGE_STORE: redis.url,
       CHATBRIDGE_DATA_DIR: join(dir, 'data'),
       CHATBRIDGE_LEASE_MS: String(LEASE_MS),
+      CHATBRIDGE_LEASE_RENEW_MS: String(LEASE_RENEW_MS),
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
