@@ -12,7 +12,6 @@ const system = [
   'test/admin/cli-export.test.ts',
   'test/cli.test.ts',
   'test/console/console-e2e.test.ts',
-  'test/local-service/command.test.ts',
   'test/local-service/processes.test.ts',
   'test/service/cli-connection.test.ts',
   // A real Redis server.
