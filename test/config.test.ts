@@ -83,6 +83,20 @@ describe('language model settings', () => {
     ]);
   });
 
+  it('renews leases every third of CHATBRIDGE_LEASE_MS unless told, and never as late as the lease', () => {
+    expect(loadConfig({}).leaseRenewMs).toBeUndefined();
+    expect(
+      loadConfig({ CHATBRIDGE_LEASE_MS: '3600', CHATBRIDGE_LEASE_RENEW_MS: '200' }),
+    ).toMatchObject({ leaseMs: 3600, leaseRenewMs: 200 });
+    // Renewed no sooner than it runs out, a live replica's lease would lapse between renewals.
+    expect(problemsOf({ CHATBRIDGE_LEASE_MS: '3600', CHATBRIDGE_LEASE_RENEW_MS: '3600' })).toEqual([
+      'CHATBRIDGE_LEASE_RENEW_MS must be less than CHATBRIDGE_LEASE_MS',
+    ]);
+    expect(problemsOf({ CHATBRIDGE_LEASE_RENEW_MS: '20000' })).toEqual([
+      'CHATBRIDGE_LEASE_RENEW_MS must be less than CHATBRIDGE_LEASE_MS',
+    ]);
+  });
+
   it('names every bad timeout at once', () => {
     expect(
       problemsOf({ ...LLM, LLM_FIRST_BYTE_TIMEOUT_MS: '0', LLM_IDLE_TIMEOUT_MS: 'soon' }),

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LocalIntakeStore } from '../../src/state/intake-local.js';
 import { openState } from '../../src/state/index.js';
 import { openDatabase, type Database } from '../../src/sqlite.js';
@@ -104,6 +104,27 @@ describe('intake through openState', () => {
       expect(taken).toEqual([{ id: kept!.id, key: 'k', payload: 'payload', deliveries: 2 }]);
     } finally {
       await after.close();
+    }
+  });
+
+  it('renews what a live process holds every leaseRenewMs, so no other takes it over', async () => {
+    const c = clock();
+    const url = `sqlite://${join(dir, 'renew.sqlite')}`;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const options = { now: c.now, intakeLeaseMs: LEASE, leaseRenewMs: 100 };
+    const [live, other] = [await openState(url, options), await openState(url, options)];
+    try {
+      await live.intake!.queue('slack').keep('k', 'payload');
+      // 100 ms on, with the lease nearly run out by the clock: renewed then, not at a third
+      // of the lease (333 ms), so it holds past its first lease.
+      c.t += LEASE - 10;
+      await vi.advanceTimersByTimeAsync(100);
+      c.t += 500;
+      expect(await other.intake!.queue('slack').claimExpired(5)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      await live.close();
+      await other.close();
     }
   });
 
