@@ -168,6 +168,7 @@ describe('streamMessage', () => {
       expect((error as ServiceError).kind).toBe('timeout');
       expect((error as ServiceError).message).toMatch(/first-byte/);
       expect(service.requests).toHaveLength(1);
+      expect(time.elapsed()).toBeLessThan(1000);
     } finally {
       time.restore();
     }
@@ -187,6 +188,7 @@ describe('streamMessage', () => {
       expect(error.message).toMatch(/first-byte/);
       expect(error.partialText).toBe('');
       expect(time.elapsed()).toBeGreaterThanOrEqual(300);
+      expect(time.elapsed()).toBeLessThan(1000);
     } finally {
       time.restore();
     }
@@ -224,6 +226,7 @@ describe('streamMessage', () => {
       expect(error.message).toMatch(/total/);
       expect(error.partialText).toBe('abc');
       expect(time.elapsed()).toBeGreaterThanOrEqual(300);
+      expect(time.elapsed()).toBeLessThan(1000);
     } finally {
       time.restore();
     }
