@@ -6,6 +6,7 @@
 // milliseconds. Every timer still fires in order at its own virtual time, so the schedules the
 // tests assert are the same.
 import { createRequire } from 'node:module';
+import type { setTimeout as promisedTimeout } from 'node:timers/promises';
 import { vi } from 'vitest';
 import { watchIo } from './io-quiet.js';
 
@@ -23,7 +24,7 @@ const undiciTimers = createRequire(import.meta.url)('undici/lib/util/timers.js')
 // dropped shard) runs on the fake clock too. @sinonjs/fake-timers would fake it, but looks for
 // the module before vitest hands it over, so vitest's fake timers leave it real.
 const timersPromises = createRequire(import.meta.url)('node:timers/promises') as {
-  setTimeout: typeof import('node:timers/promises').setTimeout;
+  setTimeout: typeof promisedTimeout;
 };
 const realPromisedTimeout = timersPromises.setTimeout;
 
