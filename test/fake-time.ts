@@ -1,10 +1,12 @@
 // Fake time for tests that run a real adapter over loopback, as discord.js's throttler tests
-// do with vi.useFakeTimers: setTimeout, clearTimeout and Date are faked, so pacing waits, token
-// buckets and edit intervals run on virtual time, while loopback I/O (sockets, setImmediate)
-// runs as usual. settle(p) lets I/O run and moves time on in small steps until p settles, so a
-// second of Slack's per-channel pace costs milliseconds. Every timer still fires in order at
-// its own virtual time, so the schedules the tests assert are the same.
+// do with vi.useFakeTimers: setTimeout (node:timers/promises' too), clearTimeout and Date are
+// faked, so pacing waits, token buckets, edit intervals and reconnect waits run on virtual
+// time, while loopback I/O (sockets, setImmediate) runs as usual. settle(p) lets I/O run and
+// moves time on in small steps until p settles, so a second of Slack's per-channel pace costs
+// milliseconds. Every timer still fires in order at its own virtual time, so the schedules the
+// tests assert are the same.
 import { createRequire } from 'node:module';
+import type { setTimeout as promisedTimeout } from 'node:timers/promises';
 import { vi } from 'vitest';
 import { watchIo } from './io-quiet.js';
 
@@ -17,6 +19,35 @@ import { watchIo } from './io-quiet.js';
 const undiciTimers = createRequire(import.meta.url)('undici/lib/util/timers.js') as {
   reset(): void;
 };
+
+// node:timers/promises' setTimeout (@discordjs/ws waits 500 ms on it before it reconnects a
+// dropped shard) runs on the fake clock too. @sinonjs/fake-timers would fake it, but looks for
+// the module before vitest hands it over, so vitest's fake timers leave it real.
+const timersPromises = createRequire(import.meta.url)('node:timers/promises') as {
+  setTimeout: typeof promisedTimeout;
+};
+const realPromisedTimeout = timersPromises.setTimeout;
+
+function fakePromisedTimeout<T>(
+  ms?: number,
+  value?: T,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
+  const { signal } = options;
+  return new Promise<T>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    // The global setTimeout here is the fake one (set by vi.useFakeTimers).
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value as T);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 // Taken before any test fakes timers: the real pause between steps.
 const realSetTimeout = globalThis.setTimeout;
@@ -44,6 +75,7 @@ export interface FakeTimeOptions {
 /** Fakes the clock until restore(); `stepMs` of virtual time per step, 2 ms of real time between. */
 export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTime {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  timersPromises.setTimeout = fakePromisedTimeout as typeof realPromisedTimeout;
   undiciTimers.reset();
   const start = Date.now();
   const pause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
@@ -65,6 +97,7 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
     elapsed: () => Date.now() - start,
     restore: () => {
       vi.useRealTimers();
+      timersPromises.setTimeout = realPromisedTimeout;
       undiciTimers.reset();
       io?.stop();
     },

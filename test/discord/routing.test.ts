@@ -4,6 +4,7 @@ import { GatewayIntentBits } from 'discord.js';
 import { threadKey } from '../../src/bridge/types.js';
 import { ChannelKind } from './fake/payloads.js';
 import { alice, otherBot, RecordingConversation, startRig, type Rig } from './helpers.js';
+import { useFakeTime } from '../fake-time.js';
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -184,8 +185,14 @@ describe('discord routing: one answer per message id', () => {
     // 1. The connection drops; the resumed session replays what came before.
     fake.gateway.resumeOverlap = 10;
     const resumed = new Promise((resolve) => adapter.discord.once('shardResume', resolve));
-    fake.gateway.dropConnections();
-    await resumed;
+    // On fake time: discord.js waits 500 ms before it reconnects.
+    const time = useFakeTime();
+    try {
+      fake.gateway.dropConnections();
+      await time.settle(resumed);
+    } finally {
+      time.restore();
+    }
     done = conversation.done((m) => m.text === 'after the reconnect');
     fake.userMessage(fake.textChannel.id, alice, `<@${fake.bot.id}> after the reconnect`, {
       mentions: [fake.bot],

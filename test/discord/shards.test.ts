@@ -109,13 +109,20 @@ describe('discord shards on the fake gateway', () => {
       ),
     );
     const resumed = new Promise((resolve) => client.once(Events.ShardResume, resolve));
-    rig.fake.gateway.dropConnections(1);
-    expect(await snapshot).toEqual({
-      id: 1,
-      connections: [{ name: 'shard 0/2' }, { name: 'shard 1/2', notReady: 'gateway connecting' }],
-      notReady: 'shard 1/2 reconnecting',
-    });
-    await resumed;
+    // On fake time: @discordjs/ws waits 500 ms (node:timers/promises, which useFakeTime fakes)
+    // before it reconnects a dropped shard.
+    const time = useFakeTime();
+    try {
+      rig.fake.gateway.dropConnections(1);
+      expect(await time.settle(snapshot)).toEqual({
+        id: 1,
+        connections: [{ name: 'shard 0/2' }, { name: 'shard 1/2', notReady: 'gateway connecting' }],
+        notReady: 'shard 1/2 reconnecting',
+      });
+      await time.settle(resumed);
+    } finally {
+      time.restore();
+    }
     expect(both.adapter.connections?.()).toEqual([{ name: 'shard 0/2' }, { name: 'shard 1/2' }]);
     expect(both.adapter.notReady?.()).toBeUndefined();
   });
@@ -174,12 +181,18 @@ describe('discord shards on the fake gateway', () => {
     const b = await rig.process({ mode: 'ids', ids: [1], count: 2 });
     // A follow-up without a mention: only a process that reads the session from the store
     // knows the thread is the bot's, and the service sees the earlier turn. On fake time: the
-    // thread's budget (5 posts and edits in 5 s) was spent on the first answer.
+    // thread's budget (5 posts and edits in 5 s) was spent on the first answer. Awaited until
+    // the answer is final (its 👍/👎 row on): an edit still paced when fake time ends would
+    // hold the process's stop for the rest of the budget's window in real time.
     const time = useFakeTime(250);
     const followUp = f.userMessage(asked.id, ana, 'and then?');
+    const final = (m: FakeMessage) =>
+      m.channel_id === asked.id &&
+      m.content === 'Answer to "and then?" after 1 earlier turn(s).' &&
+      (m.components ?? []).length > 0;
     try {
       await time.settle(
-        rig.botSays(asked.id, (c) => c === 'Answer to "and then?" after 1 earlier turn(s).'),
+        f.waitFor<FakeMessage>('edit', final, f.botMessages(asked.id).filter(final)),
       );
     } finally {
       time.restore();

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/service/index.js';
 import { isServiceError } from '../../src/service/errors.js';
+import { useFakeTime } from '../fake-time.js';
 import { type Harness, KEY_A, readPieces, startHarness } from './helpers.js';
 
 const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
@@ -94,11 +95,12 @@ describe('faults', () => {
   it('waits before the first byte', async () => {
     const { session } = await botAndSession();
     h.service.setFaults({ firstByteDelayMs: 300 });
+    // On fake time, moved on only while loopback I/O is at rest: the delay is virtual.
+    const time = useFakeTime(50, { ioTurns: true });
     try {
-      const started = performance.now();
-      const res = await send(session.uuid);
+      const res = await time.settle(send(session.uuid));
       expect(res.status).toBe(200);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+      expect(time.elapsed()).toBeGreaterThanOrEqual(300);
       const impatient = createServiceClient({
         baseUrl: h.service.url,
         apiKey: KEY_A,
@@ -106,13 +108,15 @@ describe('faults', () => {
         timeouts: { firstByteMs: 50 },
       });
       try {
-        await expect(impatient.streamMessage(session.uuid, { query: 'quick?' })).rejects.toSatisfy(
-          (e) => isServiceError(e, 'timeout'),
+        const error = await time.settle(
+          impatient.streamMessage(session.uuid, { query: 'quick?' }).catch((e: unknown) => e),
         );
+        expect(isServiceError(error, 'timeout')).toBe(true);
       } finally {
         await impatient.close();
       }
     } finally {
+      time.restore();
       h.service.setFaults({});
     }
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnswerStream } from '../../src/service/api.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
+import { useFakeTime } from '../fake-time.js';
 import { clientFor, deferred, sendJson, useFakeService } from './fake-service.js';
 
 const service = useFakeService();
@@ -156,22 +157,41 @@ describe('streamMessage', () => {
     service.handle(() => {
       // Never answers.
     });
-    const error = await client.streamMessage('s1', { query: 'q' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServiceError);
-    expect((error as ServiceError).kind).toBe('timeout');
-    expect((error as ServiceError).message).toMatch(/first-byte/);
-    expect(service.requests).toHaveLength(1);
+    // On fake time, moved on only while loopback I/O is at rest: the request reaches the
+    // server before the timeout can fire, however loaded the machine.
+    const time = useFakeTime(10, { ioTurns: true });
+    try {
+      const error = await time.settle(
+        client.streamMessage('s1', { query: 'q' }).catch((e: unknown) => e),
+      );
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).kind).toBe('timeout');
+      expect((error as ServiceError).message).toMatch(/first-byte/);
+      expect(service.requests).toHaveLength(1);
+      expect(time.elapsed()).toBeLessThan(1000);
+    } finally {
+      time.restore();
+    }
     await client.close();
   });
 
   it('headers without a first body byte also hit the first-byte timeout', async () => {
     const client = clientFor(service, { timeouts: { firstByteMs: 300, idleMs: 60_000 } });
-    void openResponse();
-    const stream = await client.streamMessage('s1', { query: 'q' });
-    const error = await failureOf(stream);
-    expect(error.kind).toBe('timeout');
-    expect(error.message).toMatch(/first-byte/);
-    expect(error.partialText).toBe('');
+    // On fake time, moved on only while loopback I/O is at rest: the headers are in before
+    // the first-byte timeout can fire, however loaded the machine.
+    const time = useFakeTime(50, { ioTurns: true });
+    try {
+      void openResponse();
+      const stream = await time.settle(client.streamMessage('s1', { query: 'q' }));
+      const error = await time.settle(failureOf(stream));
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toMatch(/first-byte/);
+      expect(error.partialText).toBe('');
+      expect(time.elapsed()).toBeGreaterThanOrEqual(300);
+      expect(time.elapsed()).toBeLessThan(1000);
+    } finally {
+      time.restore();
+    }
     await client.close();
   });
 
@@ -193,13 +213,23 @@ describe('streamMessage', () => {
 
   it('the total timeout covers the stream', async () => {
     const client = clientFor(service, { timeouts: { idleMs: 60_000 } });
-    const resPromise = openResponse();
-    const stream = await client.streamMessage('s1', { query: 'q' }, { timeoutMs: 300 });
-    (await resPromise).write('abc');
-    const error = await failureOf(stream);
-    expect(error.kind).toBe('timeout');
-    expect(error.message).toMatch(/total/);
-    expect(error.partialText).toBe('abc');
+    // On fake time, moved on only while loopback I/O is at rest (see above).
+    const time = useFakeTime(50, { ioTurns: true });
+    try {
+      const resPromise = openResponse();
+      const stream = await time.settle(
+        client.streamMessage('s1', { query: 'q' }, { timeoutMs: 300 }),
+      );
+      (await resPromise).write('abc');
+      const error = await time.settle(failureOf(stream));
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toMatch(/total/);
+      expect(error.partialText).toBe('abc');
+      expect(time.elapsed()).toBeGreaterThanOrEqual(300);
+      expect(time.elapsed()).toBeLessThan(1000);
+    } finally {
+      time.restore();
+    }
     await client.close();
   });
 

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackAdapter } from '../../adapters/slack/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import { openState } from '../../src/state/index.js';
+import { useFakeTime } from '../fake-time.js';
 import { BOT_TOKEN, FakeSlack } from './fake-slack.js';
 import { Harness, mention, SIGNING_SECRET } from './harness.js';
 import { RecordingConversation, simpleAnswer, type Script } from './recording.js';
@@ -94,12 +95,16 @@ describe('Slack adapter start()', () => {
         authTimeoutMs: 200,
       },
     );
+    // On fake time, moved on only while loopback I/O is at rest: the 200 ms are virtual.
+    const time = useFakeTime(50, { ioTurns: true });
     try {
-      await expect(adapter.start()).rejects.toThrow(
-        `slack: auth.test got no answer from ${fake.apiUrl}`,
+      await expect(time.settle(adapter.start())).rejects.toThrow(
+        `slack: auth.test got no answer from ${fake.apiUrl} within 0.2 s`,
       );
       await silent[1]!.reached;
+      expect(time.elapsed()).toBeGreaterThanOrEqual(200);
     } finally {
+      time.restore();
       for (const hold of silent) hold.release();
       await state.close();
       await fake.close();
