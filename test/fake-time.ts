@@ -84,6 +84,9 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
     async settle<T>(promise: Promise<T>): Promise<T> {
       let settled = false;
       const watched = promise.finally(() => (settled = true));
+      // A rejection lands mid-step, before the caller awaits what settle returns: marked handled
+      // here, or Node reports it as unhandled (the caller still gets the rejection).
+      watched.catch(() => {});
       for (let steps = 0; !settled; steps++) {
         // Loopback I/O lands before virtual time moves on.
         await (io ? io.atRest(pause) : pause(2));
