@@ -32,14 +32,15 @@ const system = [
 // fresh clone (no timings cached yet) runs larger files first, and these ran last, one fork
 // idle beside them.
 const startFirst = [
+  'test/local-service/extraction/extract-pool.test.ts',
   'test/slack/replicas-intake.test.ts',
   'test/local-service/processes.test.ts',
-  'test/local-service/extraction/extract-pool.test.ts',
-  'test/discord/replicas-intake.test.ts',
   'test/console/console-e2e.test.ts',
   'test/local-service/hostile-files.test.ts',
-  'test/slack/load.test.ts',
   'test/state/redis.test.ts',
+  'test/slack/load.test.ts',
+  'test/discord/replicas-intake.test.ts',
+  'test/service/cli-connection.test.ts',
 ];
 
 class StartFirst extends BaseSequencer {
