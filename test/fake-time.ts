@@ -106,3 +106,17 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
     },
   };
 }
+
+/** Runs `body` on fake time (useFakeTime's steps and options), restoring the clock however it ends. */
+export async function onFakeTime<T>(
+  stepMs: number,
+  options: FakeTimeOptions,
+  body: (time: FakeTime) => Promise<T>,
+): Promise<T> {
+  const time = useFakeTime(stepMs, options);
+  try {
+    return await body(time);
+  } finally {
+    time.restore();
+  }
+}

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
-import { useFakeTime } from '../fake-time.js';
+import { onFakeTime } from '../fake-time.js';
 import { API_KEY, clientFor, sendJson, useFakeService } from './fake-service.js';
 
 const service = useFakeService();
@@ -312,17 +312,14 @@ describe('timeouts and aborts of ordinary calls', () => {
     });
     // On fake time, moved on only while loopback I/O is at rest: the request reaches the
     // server before the timeout can fire, however loaded the machine.
-    const time = useFakeTime(10, { ioTurns: true });
-    try {
+    await onFakeTime(10, { ioTurns: true }, async (time) => {
       const error = await time.settle(caught(client.listChatbots()));
       expect(error.kind).toBe('timeout');
       expect(error.path).toBe('/api/v1/chatbots');
       expect(service.requests).toHaveLength(1);
       // Its own 40 ms, not the 5 min total.
       expect(time.elapsed()).toBeLessThan(1000);
-    } finally {
-      time.restore();
-    }
+    });
     await client.close();
   });
 
@@ -330,8 +327,7 @@ describe('timeouts and aborts of ordinary calls', () => {
     const client = clientFor(service, { maxRetries: 100, retryBaseMs: 5 });
     service.handle((_req, res) => sendJson(res, 503, 'down'));
     // On fake time (see above): the backoff waits are virtual.
-    const time = useFakeTime(10, { ioTurns: true });
-    try {
+    await onFakeTime(10, { ioTurns: true }, async (time) => {
       const error = await time.settle(caught(client.listChatbots({ timeoutMs: 400 })));
       expect(error.kind).toBe('timeout');
       expect(error.message).toMatch(/total/);
@@ -339,9 +335,7 @@ describe('timeouts and aborts of ordinary calls', () => {
       // The call's 400 ms, not the client's 5 min total.
       expect(time.elapsed()).toBeGreaterThanOrEqual(400);
       expect(time.elapsed()).toBeLessThan(1000);
-    } finally {
-      time.restore();
-    }
+    });
     await client.close();
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnswerStream } from '../../src/service/api.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { HIGH_WATER_CHARS } from '../../src/service/stream.js';
-import { useFakeTime } from '../fake-time.js';
+import { onFakeTime } from '../fake-time.js';
 import { clientFor, deferred, sendJson, useFakeService } from './fake-service.js';
 
 const service = useFakeService();
@@ -159,8 +159,7 @@ describe('streamMessage', () => {
     });
     // On fake time, moved on only while loopback I/O is at rest: the request reaches the
     // server before the timeout can fire, however loaded the machine.
-    const time = useFakeTime(10, { ioTurns: true });
-    try {
+    await onFakeTime(10, { ioTurns: true }, async (time) => {
       const error = await time.settle(
         client.streamMessage('s1', { query: 'q' }).catch((e: unknown) => e),
       );
@@ -169,9 +168,7 @@ describe('streamMessage', () => {
       expect((error as ServiceError).message).toMatch(/first-byte/);
       expect(service.requests).toHaveLength(1);
       expect(time.elapsed()).toBeLessThan(1000);
-    } finally {
-      time.restore();
-    }
+    });
     await client.close();
   });
 
@@ -179,8 +176,7 @@ describe('streamMessage', () => {
     const client = clientFor(service, { timeouts: { firstByteMs: 300, idleMs: 60_000 } });
     // On fake time, moved on only while loopback I/O is at rest: the headers are in before
     // the first-byte timeout can fire, however loaded the machine.
-    const time = useFakeTime(50, { ioTurns: true });
-    try {
+    await onFakeTime(50, { ioTurns: true }, async (time) => {
       void openResponse();
       const stream = await time.settle(client.streamMessage('s1', { query: 'q' }));
       const error = await time.settle(failureOf(stream));
@@ -189,9 +185,7 @@ describe('streamMessage', () => {
       expect(error.partialText).toBe('');
       expect(time.elapsed()).toBeGreaterThanOrEqual(300);
       expect(time.elapsed()).toBeLessThan(1000);
-    } finally {
-      time.restore();
-    }
+    });
     await client.close();
   });
 
@@ -214,8 +208,7 @@ describe('streamMessage', () => {
   it('the total timeout covers the stream', async () => {
     const client = clientFor(service, { timeouts: { idleMs: 60_000 } });
     // On fake time, moved on only while loopback I/O is at rest (see above).
-    const time = useFakeTime(50, { ioTurns: true });
-    try {
+    await onFakeTime(50, { ioTurns: true }, async (time) => {
       const resPromise = openResponse();
       const stream = await time.settle(
         client.streamMessage('s1', { query: 'q' }, { timeoutMs: 300 }),
@@ -227,9 +220,7 @@ describe('streamMessage', () => {
       expect(error.partialText).toBe('abc');
       expect(time.elapsed()).toBeGreaterThanOrEqual(300);
       expect(time.elapsed()).toBeLessThan(1000);
-    } finally {
-      time.restore();
-    }
+    });
     await client.close();
   });
 

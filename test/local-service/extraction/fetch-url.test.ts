@@ -6,7 +6,7 @@ import {
   fetchUrlText,
   isPrivateAddress,
 } from '../../../src/local-service/extraction/index.js';
-import { useFakeTime } from '../../fake-time.js';
+import { onFakeTime } from '../../fake-time.js';
 import { buildPdf } from '../knowledge/fixtures.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -104,15 +104,12 @@ describe('fetchUrlText', () => {
 
   it('times out on a server that never answers', async () => {
     // On fake time, moved on only while loopback I/O is at rest: the 150 ms are virtual.
-    const time = useFakeTime(50, { ioTurns: true });
-    try {
+    await onFakeTime(50, { ioTurns: true }, async (time) => {
       const error = await time.settle(failure(fetchUrlText(`${base}/hang`, { timeoutMs: 150 })));
       expect(error).toBeInstanceOf(FetchFailedError);
       expect((error as Error).message).toBe('timed out after 150 ms');
       expect(time.elapsed()).toBeGreaterThanOrEqual(150);
-    } finally {
-      time.restore();
-    }
+    });
   });
 
   it('reports non-2xx statuses and unsupported content types', async () => {
