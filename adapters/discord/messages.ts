@@ -264,6 +264,8 @@ class MessageRouter {
     };
     const answered = this.deps.conversation
       .handle(incoming, this.targetFor(place, message, botId), work.job)
+      // finally() awaits the promise its callback returns; the answer settles after finish().
+      // oxlint-disable-next-line typescript/no-misused-promises
       .finally(() => work.finish());
     return { answered };
   }

@@ -305,6 +305,8 @@ export class EventRouter {
       .catch((error: unknown) => {
         logger.error({ err: error, channel }, 'slack: answering failed');
       })
+      // finally() awaits the promise its callback returns; the answer settles after finish().
+      // oxlint-disable-next-line typescript/no-misused-promises
       .finally(() => work.finish());
     return { decision: 'answered', answer };
   }
