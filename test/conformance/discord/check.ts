@@ -23,7 +23,16 @@ const spec = JSON.parse(
   readFileSync(resolve(import.meta.dirname, 'openapi-subset.json'), 'utf8'),
 ) as { paths: Record<string, Json> };
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
+// inlineRefs off: a component referenced by several operations (a message's embeds, its
+// components) is compiled once as its own function, not again inside each operation: half the
+// compile time.
+const ajv = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  validateSchema: false,
+  logger: false,
+  inlineRefs: false,
+});
 // ajv-formats ships CommonJS with its function as the default export.
 const addFormats = addFormatsModule as unknown as (instance: Ajv2020) => void;
 addFormats(ajv);
@@ -35,7 +44,17 @@ interface Operation {
   template: string;
   pattern: RegExp;
   method: string;
-  validate?: ValidateFunction;
+  /** The request body's validator, compiled on first use: a run uses a few of the operations. */
+  validate?: () => ValidateFunction;
+}
+
+function compiledOnce(ref: string): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => {
+    validate ??= ajv.getSchema(ref);
+    if (!validate) throw new Error(`Discord conformance: no schema at ${ref}`);
+    return validate;
+  };
 }
 
 const operations: Operation[] = Object.entries(spec.paths).flatMap(([template, item]) => {
@@ -56,7 +75,7 @@ const operations: Operation[] = Object.entries(spec.paths).flatMap(([template, i
         template,
         pattern,
         method: method.toUpperCase(),
-        ...(json ? { validate: ajv.getSchema(ref) } : {}),
+        ...(json ? { validate: compiledOnce(ref) } : {}),
       };
     });
 });
@@ -97,8 +116,9 @@ export function checkRequest(request: RecordedRequest): string[] {
   }
   body = permissionsAsIntegers(body);
   const hasBody = body !== undefined && body !== null && !(typeof body === 'string' && body === '');
-  if (hasBody && operation.validate && !operation.validate(body)) {
-    for (const error of operation.validate.errors ?? []) {
+  const validate = operation.validate?.();
+  if (hasBody && validate && !validate(body)) {
+    for (const error of validate.errors ?? []) {
       problems.push(`${name}: ${error.instancePath || '(body)'} ${error.message ?? ''}`.trim());
     }
   }
