@@ -6,6 +6,7 @@ import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BridgeConfig } from './config.js';
+import type { LocalServiceOptions } from './local-service/options.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
 import { isServiceError } from './service/errors.js';
@@ -40,10 +41,15 @@ export interface EmbeddedService {
   close(): Promise<void>;
 }
 
-/** `logger` receives the service's own warnings (a failing language model, …); default silent. */
+/**
+ * `logger` receives the service's own warnings (a failing language model, …); default silent.
+ * `shared.extractionPool`: converter processes its owner shares and closes (as the tests do);
+ * by default the service starts its own.
+ */
 export async function startEmbeddedService(
   config: BridgeConfig,
   logger?: Logger,
+  shared: Pick<LocalServiceOptions, 'extractionPool'> = {},
 ): Promise<EmbeddedService> {
   const apiKey = await embeddedKey(config.dataDir);
   // Loaded here, not at the top: a CLI or bridge talking to a remote service never loads the
@@ -60,6 +66,7 @@ export async function startEmbeddedService(
     // The same limit the chat surfaces check, so a file they accept is never refused here.
     maxUploadBytes: config.maxUploadBytes,
     logger,
+    ...shared,
   });
   return { url: service.url, apiKey, close: () => service.close() };
 }

@@ -10,6 +10,7 @@ import { startEmbeddedService } from '../src/embedded.js';
 import { createLogger } from '../src/log.js';
 import { createServiceClient } from '../src/service/index.js';
 import { expectModelGivenUp, startSilentLlm } from './local-service/silent-llm.js';
+import { sharedConverters } from './converters.js';
 
 const LLM = { LLM_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' };
 
@@ -117,7 +118,9 @@ async function embeddedWith(env: Record<string, string>) {
     CHATBRIDGE_STREAM_DELAY_MS: '0',
     ...env,
   });
-  const embedded = await startEmbeddedService(config, logger);
+  const embedded = await startEmbeddedService(config, logger, {
+    extractionPool: sharedConverters,
+  });
   const client = createServiceClient({
     baseUrl: embedded.url,
     apiKey: embedded.apiKey,

@@ -9,6 +9,7 @@ import {
 } from '../../src/local-service/index.js';
 import { createServiceClient } from '../../src/service/index.js';
 import { expectModelGivenUp, startSilentLlm } from './silent-llm.js';
+import { sharedConverters } from '../converters.js';
 
 describe('service options', () => {
   it('reads flags, with repeated keys, over the environment', () => {
@@ -189,7 +190,11 @@ describe('--llm-first-byte-timeout-ms', () => {
     // What runServiceCommand does, with the log lines kept to be read.
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', destination: { write: (l) => lines.push(l) } });
-    const service = await startLocalService({ ...options, logger });
+    const service = await startLocalService({
+      ...options,
+      logger,
+      extractionPool: sharedConverters,
+    });
     const client = createServiceClient({
       baseUrl: service.url,
       apiKey: 'k-timeout-0123',
