@@ -132,6 +132,8 @@ describe('a state file written by the earlier store (@keyv/sqlite 4 on sqlite3)'
     }
     const db = openDatabase(path, { readOnly: true });
     try {
+      // The earlier store's rollback journal gave way to the write-ahead log, kept in the file.
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
       const rows = db.prepare('SELECT key, value FROM keyv ORDER BY key').all();
       expect(rows).toContainEqual({
         key: 'chatbridge.bindings:slack:T2',
@@ -175,6 +177,16 @@ describe('the sqlite:// state file, used by another connection or damaged', () =
     const store = await openKeyvStore(`sqlite://${join(dir, 'busy.sqlite')}`);
     try {
       expect(store.sqlite!.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: 10_000 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes through a write-ahead log, each commit synced (synchronous FULL)', async () => {
+    const store = await openKeyvStore(`sqlite://${join(dir, 'wal.sqlite')}`);
+    try {
+      expect(store.sqlite!.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      expect(store.sqlite!.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
     } finally {
       await store.close();
     }
