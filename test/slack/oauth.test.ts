@@ -2,7 +2,7 @@
 // routes, each workspace answered with its own token, uninstall and revocation delete the
 // installation, tokens are encrypted in the store, a wrong key stops the start.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -198,7 +198,11 @@ describe('Slack OAuth: many workspaces', () => {
     const sealed = await state.installations.get('slack:team:TA');
     expect(sealed).toMatch(/^v1:/);
     expect(sealed).not.toContain(a.token);
-    const raw = readFileSync(file).toString('latin1');
+    // What is on disk: the file and its write-ahead log, where a recent commit still is.
+    const raw = [file, `${file}-wal`]
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('');
     expect(raw).toContain('slack:team:TA'); // the row is there …
     expect(raw).not.toContain(a.token); // … its token is not readable
     expect(raw).not.toMatch(/xoxb-/);
