@@ -26,7 +26,8 @@ export function watchIo({ quietTurns = 3, pauseMs = 2, maxTurns = 1000 } = {}): 
   const moved = () => void moves++;
   const sent = ({ request }: { request: object }) => (moves++, void awaitingHeaders.add(request));
   const answered = ({ request }: { request: object }) => (
-    moves++, void awaitingHeaders.delete(request)
+    moves++,
+    void awaitingHeaders.delete(request)
   );
   const listeners: [string, (message: never) => void][] = [
     ['undici:request:create', sent],
