@@ -1,7 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { defineConfig, type Plugin, type TestProjectConfiguration } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { typescriptFiles } from './test/typescript-files.js';
 
 // Two projects. `unit` runs in this process's workers only: loopback fakes, the local service
 // in-process, fake or injected clocks, no child process and no file over 10 MB
@@ -70,11 +70,8 @@ function preTransform(): Plugin {
     configureServer(server) {
       const runsTests = onePool || server.config.test?.name !== undefined;
       if (!runsTests) return;
-      const root = server.config.root;
       const files = compiledFolders.flatMap((folder) =>
-        readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
-          .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-          .map((file) => join(root, folder, file)),
+        typescriptFiles(server.config.root, folder),
       );
       setImmediate(() => {
         for (const file of files) void server.environments.ssr.warmupRequest(file);

@@ -3,17 +3,12 @@
 // every child process the system tests start is plain `node file.js`: no TypeScript loader
 // compiling the CLI again in each one. Laid out as dist/ is (.test-build/src/…), so paths
 // found from the package root work the same.
-import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { build } from 'esbuild';
 import { BUILD_DIR, root } from './run-cli.js';
+import { typescriptFiles } from './typescript-files.js';
 
-function typescriptIn(folder: string): string[] {
-  return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .map((file) => join(root, folder, file));
-}
+const typescriptIn = (folder: string) => typescriptFiles(root, folder);
 
 export default async function setup(): Promise<void> {
   await rm(BUILD_DIR, { recursive: true, force: true });
