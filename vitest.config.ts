@@ -119,6 +119,8 @@ export default defineConfig({
     // time is waiting on loopback servers, child processes and timers, not on the CPU.
     poolOptions: { forks: { isolate: false, minForks: 1, maxForks: 2 } },
     reporters: ['default'],
+    // vitest's runner, less two costs it pays in every worker (see the file).
+    runner: './test/runner.ts',
     sequence: { sequencer: StartFirst },
     ...(onePool
       ? { include: ['test/**/*.test.ts'], globalSetup: ['test/build-once.ts'] }
