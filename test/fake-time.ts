@@ -1,13 +1,18 @@
 // Fake time for tests that run a real adapter over loopback, as discord.js's throttler tests
-// do with vi.useFakeTimers: setTimeout (node:timers/promises' too), clearTimeout and Date are
-// faked, so pacing waits, token buckets, edit intervals and reconnect waits run on virtual
+// do with fake timers: setTimeout (node:timers' and node:timers/promises' too), clearTimeout and
+// Date are faked, so pacing waits, token buckets, edit intervals and reconnect waits (@discordjs/ws
+// waits 500 ms on node:timers/promises before it reconnects a dropped shard) run on virtual
 // time, while loopback I/O (sockets, setImmediate) runs as usual. settle(p) lets I/O run and
 // moves time on in small steps until p settles, so a second of Slack's per-channel pace costs
 // milliseconds. Every timer still fires in order at its own virtual time, so the schedules the
 // tests assert are the same.
+//
+// The clock is @sinonjs/fake-timers itself, the library under vi.useFakeTimers: vitest 3 bundles
+// a version that finds the next due timer by scanning every pending one, once per timer fired;
+// version 15 keeps them in a heap. A test with hundreds of timers pending (an adapter's request
+// timeouts, 80 threads at once in the Slack load test) spent a third of its time in that scan.
 import { createRequire } from 'node:module';
-import type { setTimeout as promisedTimeout } from 'node:timers/promises';
-import { vi } from 'vitest';
+import { install, type Clock } from '@sinonjs/fake-timers';
 import { watchIo } from './io-quiet.js';
 
 // undici's process-wide "fast timer" (its connect and body timeouts) is one setTimeout made on
@@ -19,35 +24,6 @@ import { watchIo } from './io-quiet.js';
 const undiciTimers = createRequire(import.meta.url)('undici/lib/util/timers.js') as {
   reset(): void;
 };
-
-// node:timers/promises' setTimeout (@discordjs/ws waits 500 ms on it before it reconnects a
-// dropped shard) runs on the fake clock too. @sinonjs/fake-timers would fake it, but looks for
-// the module before vitest hands it over, so vitest's fake timers leave it real.
-const timersPromises = createRequire(import.meta.url)('node:timers/promises') as {
-  setTimeout: typeof promisedTimeout;
-};
-const realPromisedTimeout = timersPromises.setTimeout;
-
-function fakePromisedTimeout<T>(
-  ms?: number,
-  value?: T,
-  options: { signal?: AbortSignal } = {},
-): Promise<T> {
-  const { signal } = options;
-  return new Promise<T>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    // The global setTimeout here is the fake one (set by vi.useFakeTimers).
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(value as T);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 // Taken before any test fakes timers: the real pause between steps.
 const realSetTimeout = globalThis.setTimeout;
@@ -74,8 +50,10 @@ export interface FakeTimeOptions {
 
 /** Fakes the clock until restore(); `stepMs` of virtual time per step, 2 ms of real time between. */
 export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTime {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  timersPromises.setTimeout = fakePromisedTimeout as typeof realPromisedTimeout;
+  const clock: Clock = install({
+    now: Date.now(),
+    toFake: ['setTimeout', 'clearTimeout', 'Date'],
+  });
   undiciTimers.reset();
   const start = Date.now();
   const pause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
@@ -91,16 +69,15 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
         // Loopback I/O lands before virtual time moves on.
         await (io ? io.atRest(pause) : pause(2));
         if (settled) break;
-        await vi.advanceTimersByTimeAsync(stepMs);
+        await clock.tickAsync(stepMs);
         if (steps > 100_000) throw new Error('still pending after 100,000 steps of fake time');
       }
       return watched;
     },
-    advance: (ms) => vi.advanceTimersByTimeAsync(ms).then(() => undefined),
+    advance: (ms) => clock.tickAsync(ms).then(() => undefined),
     elapsed: () => Date.now() - start,
     restore: () => {
-      vi.useRealTimers();
-      timersPromises.setTimeout = realPromisedTimeout;
+      clock.uninstall();
       undiciTimers.reset();
       io?.stop();
     },
