@@ -77,7 +77,8 @@ export interface StateOptions {
   intakeLeaseMs?: number;
   /**
    * How often the thread locks' leases (Redis) and the intake's are renewed: a busy process
-   * may run this much less than a lease late before it loses them. A third of each by default.
+   * may run this much less than a lease late before it loses them. A third of each by default;
+   * a whole number of ms, less than lockTtlMs and intakeLeaseMs.
    */
   leaseRenewMs?: number;
   /** Intake: how long a finished event's key stays known (redeliveries dropped). Default 1 h. */
@@ -119,6 +120,19 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     DEFAULT_REPLY_LINK_TTL_MS,
   );
   const limiter = pLimit(positiveInteger('maxConcurrent', options.maxConcurrent, 1000));
+  const intakeLeaseMs = positiveInteger('intakeLeaseMs', options.intakeLeaseMs, 15_000);
+  const leaseRenewMs =
+    options.leaseRenewMs === undefined
+      ? undefined
+      : positiveInteger('leaseRenewMs', options.leaseRenewMs, 0);
+  // A lease renewed no sooner than it ends is lost before each renewal.
+  if (leaseRenewMs !== undefined && leaseRenewMs >= Math.min(lockTtlMs, intakeLeaseMs)) {
+    throw new Error(
+      `state option leaseRenewMs: must be less than lockTtlMs (${lockTtlMs}) and ` +
+        `intakeLeaseMs (${intakeLeaseMs}), got ${leaseRenewMs}`,
+    );
+  }
+  const renewal = leaseRenewMs === undefined ? {} : { renewEveryMs: leaseRenewMs };
   const prefix = options.keyPrefix ?? 'chatbridge';
   if (!/^[\w.-]+$/.test(prefix)) {
     throw new Error('state option keyPrefix: letters, digits, "_", "." and "-" only');
@@ -144,7 +158,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
           prefix,
           limiter,
           lockTtlMs,
-          ...(options.leaseRenewMs !== undefined ? { renewEveryMs: options.leaseRenewMs } : {}),
+          ...renewal,
           maxLockLifetimeMs,
           logger,
           ...(options.connectTimeoutMs !== undefined
@@ -155,9 +169,9 @@ export async function openState(url: string, options: StateOptions = {}): Promis
     const dedup = redis ? new RedisDedup(redis, prefix) : new LocalDedup(space('dedup'), now);
     if (dedup instanceof LocalDedup) await dedup.sweep();
     const intakeOptions = {
-      leaseMs: positiveInteger('intakeLeaseMs', options.intakeLeaseMs, 15_000),
+      leaseMs: intakeLeaseMs,
       keyTtlMs: positiveInteger('intakeKeyTtlMs', options.intakeKeyTtlMs, 3_600_000),
-      ...(options.leaseRenewMs !== undefined ? { renewEveryMs: options.leaseRenewMs } : {}),
+      ...renewal,
       now,
       logger,
     };

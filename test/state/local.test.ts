@@ -160,6 +160,22 @@ describe('openState options and URLs', () => {
   it('names a bad option', async () => {
     await expect(openState('memory://', { maxConcurrent: 0 })).rejects.toThrow(/maxConcurrent/);
     await expect(openState('memory://', { lockTtlMs: 1.5 })).rejects.toThrow(/lockTtlMs/);
+    // A renewal period must be a whole number of ms, shorter than the leases it renews.
+    for (const leaseRenewMs of [0, 2.5, Number.NaN, -5]) {
+      await expect(openState('memory://', { leaseRenewMs })).rejects.toThrow(
+        /state option leaseRenewMs: must be a whole number of at least 1/,
+      );
+    }
+    await expect(
+      openState('memory://', { intakeLeaseMs: 1_000, leaseRenewMs: 1_000 }),
+    ).rejects.toThrow(
+      /leaseRenewMs: must be less than lockTtlMs \(15000\) and intakeLeaseMs \(1000\)/,
+    );
+    await expect(
+      openState('memory://', { lockTtlMs: 900, intakeLeaseMs: 1_000, leaseRenewMs: 950 }),
+    ).rejects.toThrow(/leaseRenewMs/);
+    const renewing = await openState('memory://', { intakeLeaseMs: 1_000, leaseRenewMs: 300 });
+    await renewing.close();
     await expect(
       openState('memory://', { lockTtlMs: 1_000, maxLockLifetimeMs: 500 }),
     ).rejects.toThrow(/maxLockLifetimeMs/);
