@@ -6,6 +6,7 @@
 // Text is read as Markdown by marked (markdown-source.ts); plain text reads as paragraphs, and
 // a short line of its own without an ending reads as a heading (a PDF's or a .txt's).
 import { type SourceBlock, fenced, sourceBlocks } from './markdown-source.js';
+import { segmentsOf } from './segments.js';
 
 /**
  * Most tokens in a chunk: about 220 English words, a section of a manual. Big enough that a
@@ -79,7 +80,7 @@ function piecesOf(block: SourceBlock, max: number): string[] {
       max,
       '\n',
     );
-  const said = [...sentences.segment(text)].map((s) => s.segment.trim()).filter(Boolean);
+  const said = [...segmentsOf(sentences, text)].map((s) => s.segment.trim()).filter(Boolean);
   return pack(
     said.flatMap((sentence) => hardCut(sentence, max)),
     max,

@@ -4,6 +4,7 @@
 // answer long, that holds the most of the question's weight: where its words stand together.
 import { type Block, blocksOf } from './markdown.js';
 import { characterCredit, isCjkWord, stemsOf, withoutLinkTargets } from './words.js';
+import { segmentsOf } from './segments.js';
 
 /**
  * Words an answer's window may hold: a chat message read at a glance, a little shorter than
@@ -63,7 +64,7 @@ function unitsOfBlock(block: Block, index: number): Unit[] {
       // as the "_" closing an emphasised sentence before it, stays with that sentence, as
       // written; so does a last piece with no word at all.
       const pieces: string[] = [];
-      for (const { segment } of sentences.segment(flat)) {
+      for (const { segment } of segmentsOf(sentences, flat)) {
         const closing =
           pieces.length > 0 ? (/^[^\p{L}\p{N}\s]+(?=\s|$)/u.exec(segment)?.[0] ?? '') : '';
         if (closing !== '') pieces[pieces.length - 1] += closing;

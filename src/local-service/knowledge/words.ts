@@ -6,6 +6,7 @@
 // document then meet on the same pairs however a dictionary would have cut either into words.
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
+import { segmentsOf } from './segments.js';
 
 const lists = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 /**
@@ -94,7 +95,7 @@ export interface QuestionWord {
  */
 export function questionWordsOf(text: string): QuestionWord[] {
   const words: QuestionWord[] = [];
-  const segments = [...segmenter.segment(text.normalize('NFKC'))];
+  const segments = [...segmentsOf(segmenter, text.normalize('NFKC'))];
   for (const [i, { segment, isWordLike }] of segments.entries()) {
     if (!isWordLike) continue;
     if (!hasCjk(segment)) {
