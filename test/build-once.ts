@@ -8,15 +8,13 @@ import { build } from 'esbuild';
 import { BUILD_DIR, root } from './run-cli.js';
 import { typescriptFiles } from './typescript-files.js';
 
-const typescriptIn = (folder: string) => typescriptFiles(root, folder);
-
 export default async function setup(): Promise<void> {
   await rm(BUILD_DIR, { recursive: true, force: true });
   const entryPoints = [
-    ...typescriptIn('src'),
-    ...typescriptIn('adapters'),
-    ...typescriptIn('test/local-service/fixtures'),
-    ...typescriptIn('test/state/fixtures'),
+    ...typescriptFiles(root, 'src'),
+    ...typescriptFiles(root, 'adapters'),
+    ...typescriptFiles(root, 'test/local-service/fixtures'),
+    ...typescriptFiles(root, 'test/state/fixtures'),
   ];
   await build({
     entryPoints,

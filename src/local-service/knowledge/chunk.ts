@@ -6,7 +6,7 @@
 // Text is read as Markdown by marked (markdown-source.ts); plain text reads as paragraphs, and
 // a short line of its own without an ending reads as a heading (a PDF's or a .txt's).
 import { type SourceBlock, fenced, sourceBlocks } from './markdown-source.js';
-import { segmentsOf } from './segments.js';
+import { sentencesOf } from './segments.js';
 
 /**
  * Most tokens in a chunk: about 220 English words, a section of a manual. Big enough that a
@@ -47,7 +47,6 @@ function headingOf(block: SourceBlock): { depth: number; words: string } | undef
   return { depth: GUESSED, words: block.text.trim() };
 }
 
-const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
 const ITEM_START = /\n(?=[ \t]{0,3}(?:[-*+•]|\d{1,9}[.)])[ \t])/;
 
 /** A block too long for one chunk, cut at its finest natural boundary into pieces that fit. */
@@ -80,7 +79,7 @@ function piecesOf(block: SourceBlock, max: number): string[] {
       max,
       '\n',
     );
-  const said = [...segmentsOf(sentences, text)].map((s) => s.segment.trim()).filter(Boolean);
+  const said = [...sentencesOf(text)].map((s) => s.segment.trim()).filter(Boolean);
   return pack(
     said.flatMap((sentence) => hardCut(sentence, max)),
     max,

@@ -4,7 +4,7 @@
 // answer long, that holds the most of the question's weight: where its words stand together.
 import { type Block, blocksOf } from './markdown.js';
 import { characterCredit, isCjkWord, stemsOf, withoutLinkTargets } from './words.js';
-import { segmentsOf } from './segments.js';
+import { sentencesOf } from './segments.js';
 
 /**
  * Words an answer's window may hold: a chat message read at a glance, a little shorter than
@@ -37,7 +37,6 @@ export interface Window {
 /** Question terms and their weights (rarity; a previous question's terms count at most as much). */
 export type Weights = ReadonlyMap<string, number>;
 
-const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
 /** CJK letters and their full-width punctuation: written with no space between them. */
 const WIDE = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;
 /** What joins two pieces of one paragraph: a space, except between CJK (as CSS Text does). */
@@ -64,7 +63,7 @@ function unitsOfBlock(block: Block, index: number): Unit[] {
       // as the "_" closing an emphasised sentence before it, stays with that sentence, as
       // written; so does a last piece with no word at all.
       const pieces: string[] = [];
-      for (const { segment } of segmentsOf(sentences, flat)) {
+      for (const { segment } of sentencesOf(flat)) {
         const closing =
           pieces.length > 0 ? (/^[^\p{L}\p{N}\s]+(?=\s|$)/u.exec(segment)?.[0] ?? '') : '';
         if (closing !== '') pieces[pieces.length - 1] += closing;

@@ -8,12 +8,17 @@
 // one taken ends. The segments are the whole text's, except where a rule would have looked
 // further ahead than that (a sentence cut before a long run of figures, at worst).
 
-/** The part of Intl.Segmenter's segment data callers read, with `index` into the whole text. */
-export interface Segment {
-  segment: string;
-  index: number;
-  isWordLike?: boolean;
-}
+/** Intl.Segmenter's segment data less `input`, with `index` into the whole text. */
+export type Segment = Omit<Intl.SegmentData, 'input'>;
+
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+
+/** A text's words and what is between them, as Intl.Segmenter finds them (`isWordLike`). */
+export const wordSegmentsOf = (text: string): Generator<Segment> => segmentsOf(words, text);
+
+/** A text's sentences, each with the space after it, as Intl.Segmenter finds them. */
+export const sentencesOf = (text: string): Generator<Segment> => segmentsOf(sentences, text);
 
 const WINDOW = 1024;
 const LOOKAHEAD = 64;

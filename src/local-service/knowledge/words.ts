@@ -6,7 +6,7 @@
 // document then meet on the same pairs however a dictionary would have cut either into words.
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
-import { segmentsOf } from './segments.js';
+import { wordSegmentsOf } from './segments.js';
 
 const lists = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 /**
@@ -30,8 +30,6 @@ export const isCjkWord = (word: string): boolean => word.charCodeAt(0) >= CJK_FI
 const CJK = new RegExp(`[${CJK_CHARS}]`);
 const CJK_RUNS = new RegExp(`[${CJK_CHARS}]+`, 'g');
 const LATIN_WORD = /^[a-z0-9]+$/;
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 export const hasCjk = (text: string): boolean => CJK.test(text);
 
@@ -95,7 +93,7 @@ export interface QuestionWord {
  */
 export function questionWordsOf(text: string): QuestionWord[] {
   const words: QuestionWord[] = [];
-  const segments = [...segmentsOf(segmenter, text.normalize('NFKC'))];
+  const segments = [...wordSegmentsOf(text.normalize('NFKC'))];
   for (const [i, { segment, isWordLike }] of segments.entries()) {
     if (!isWordLike) continue;
     if (!hasCjk(segment)) {
