@@ -1,5 +1,6 @@
 // The fake-time harness must leave undici's timeouts working for the files after it (they
-// share a worker): a connect timeout made after restore() fires on the real clock.
+// share a worker): a connect timeout made after restore() fires on the real clock. And a real
+// timer made before it must still be cleared under it, as a library's keep-alive timer is.
 import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
 import { expect, it } from 'vitest';
@@ -23,4 +24,18 @@ it("leaves undici's connect timeouts firing after restore()", { timeout: 15_000 
   } finally {
     server.close();
   }
+});
+
+it('clears, under fake time, a real timer made before it', async () => {
+  let fired = false;
+  const early = setTimeout(() => (fired = true), 20);
+  const time = useFakeTime();
+  try {
+    clearTimeout(early);
+  } finally {
+    time.restore();
+  }
+  // A real timer due after the cleared one: by then the cleared one would have fired.
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  expect(fired).toBe(false);
 });

@@ -53,6 +53,11 @@ export function useFakeTime(stepMs = 50, options: FakeTimeOptions = {}): FakeTim
   const clock: Clock = install({
     now: Date.now(),
     toFake: ['setTimeout', 'clearTimeout', 'Date'],
+    // A timer made before the clock was faked is still cleared by clearTimeout (vi.useFakeTimers
+    // sets this too). Without it the clear is dropped and the real timer fires later: undici 6
+    // (inside @discordjs/rest) then reads a parser that is gone and throws out of the timer,
+    // an uncaught error in whichever file the worker runs next.
+    shouldClearNativeTimers: true,
   });
   undiciTimers.reset();
   const start = Date.now();
