@@ -3,9 +3,10 @@ import { defineConfig, type Plugin, type TestProjectConfiguration } from 'vitest
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { typescriptFiles } from './test/typescript-files.js';
 
-// Two projects. `unit` runs in this process's workers only: loopback fakes, the local service
-// in-process, fake or injected clocks, no file over 10 MB, and no child process but the local
-// service's file converters, one shared by each worker (test/converters.ts) (`npm run test:unit`). `system` is what needs more: child processes (the CLI, service
+// Two projects. `unit` (`npm run test:unit`) runs in this process's workers only: loopback
+// fakes, the local service in-process, fake or injected clocks, no file over 10 MB, and no child
+// process but the local service's file converters, one shared by each worker
+// (test/converters.ts). `system` is what needs more: child processes (the CLI, service
 // processes killed mid-write), a real Redis server, and hostile files (bombs) against the
 // extraction limits. `npm test` runs both, in one pool (CHATBRIDGE_TEST_POOL below).
 const system = [

@@ -93,13 +93,15 @@ export interface State extends StateStore {
   readonly displayUrl: string;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isInteger(chosen) || chosen < 1) {
-    throw new Error(`state option ${name}: must be a whole number of at least 1, got ${chosen}`);
+function wholeAtLeastOne(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`state option ${name}: must be a whole number of at least 1, got ${value}`);
   }
-  return chosen;
+  return value;
 }
+
+const positiveInteger = (name: string, value: number | undefined, fallback: number): number =>
+  wholeAtLeastOne(name, value ?? fallback);
 
 export async function openState(url: string, options: StateOptions = {}): Promise<State> {
   const logger = options.logger ?? silentLogger;
@@ -124,7 +126,7 @@ export async function openState(url: string, options: StateOptions = {}): Promis
   const leaseRenewMs =
     options.leaseRenewMs === undefined
       ? undefined
-      : positiveInteger('leaseRenewMs', options.leaseRenewMs, 0);
+      : wholeAtLeastOne('leaseRenewMs', options.leaseRenewMs);
   // A lease renewed no sooner than it ends is lost before each renewal.
   if (leaseRenewMs !== undefined && leaseRenewMs >= Math.min(lockTtlMs, intakeLeaseMs)) {
     throw new Error(
