@@ -11,6 +11,8 @@ import type { BridgeObserver } from './bridge/observer.js';
 import type { ChatAdapter, Conversation } from './bridge/types.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
+import type { ProxySettings } from './service/dispatchers.js';
+import { proxyFromEnv } from './service/proxy.js';
 import { readSettings } from './settings/index.js';
 import type { StateStore } from './state/types.js';
 
@@ -43,9 +45,18 @@ interface Platform<Config> {
   create(config: Config, deps: PlatformDeps): Promise<ChatAdapter>;
 }
 
+/** The proxy variables reach the platforms' calls as they reach a remote service's. */
+function withProxy<Config extends { proxy?: ProxySettings }>(
+  config: Config | undefined,
+  env: NodeJS.ProcessEnv,
+): Config | undefined {
+  const proxy = proxyFromEnv(env);
+  return config && proxy ? { ...config, proxy } : config;
+}
+
 const slack: Platform<SlackAdapterConfig> = {
   name: 'slack',
-  configFromEnv: (env) => slackConfig(readSettings('slack', env)),
+  configFromEnv: (env) => withProxy(slackConfig(readSettings('slack', env)), env),
   servesHttp: (config) => !config.appToken,
   create: async (config, deps) => {
     const { createSlackAdapter } = await import('../adapters/slack/index.js');
@@ -59,7 +70,7 @@ const slack: Platform<SlackAdapterConfig> = {
 
 const discord: Platform<DiscordAdapterConfig> = {
   name: 'discord',
-  configFromEnv: (env) => discordConfig(readSettings('discord', env)),
+  configFromEnv: (env) => withProxy(discordConfig(readSettings('discord', env)), env),
   servesHttp: () => false,
   create: async (config, deps) => {
     const { createDiscordAdapter } = await import('../adapters/discord/index.js');

@@ -22,6 +22,7 @@ import { DisallowedIntentsError, loginUntilReady } from './connect.js';
 import { createInteractionHandler } from './interactions.js';
 import { createMessageHandler, DEDUP_TTL_MS, type MessageHandler } from './messages.js';
 import type { KeptDiscordEvent } from './takeover.js';
+import { proxiedOutbound, type Outbound } from '../shared/outbound.js';
 import { ChannelPace } from './pace.js';
 import { heldShards } from './shard-status.js';
 
@@ -80,6 +81,8 @@ class DiscordSurface implements DiscordAdapter {
   /** Messages to answer, kept until their answer is final (taken over if this process dies). */
   private readonly intake: Intake<KeptDiscordEvent>;
   private readonly onInteraction: (interaction: Interaction) => Promise<void>;
+  /** REST calls and attachment downloads through the proxy variables, when set. */
+  private readonly outbound: Outbound | undefined;
 
   constructor(
     private readonly config: DiscordAdapterConfig,
@@ -88,6 +91,7 @@ class DiscordSurface implements DiscordAdapter {
     const logger = (this.logger = deps.logger.child({ adapter: 'discord' }));
     this.pace = new ChannelPace({ baseMs: deps.minUpdateMs, now: deps.now });
     this.withContent = config.messageContent !== 'off';
+    this.outbound = proxiedOutbound(config.proxy);
     this.client = createDiscordClient(config, this.clientOptions(this.withContent));
     this.intake = new Intake<KeptDiscordEvent>({
       platform: 'discord',
@@ -114,6 +118,7 @@ class DiscordSurface implements DiscordAdapter {
       admins: config.admins,
       logger,
       observer: deps.observer,
+      ...(this.outbound ? { fetch: this.outbound.fetch } : {}),
     });
     this.wire(this.client);
   }
@@ -130,6 +135,7 @@ class DiscordSurface implements DiscordAdapter {
     return {
       messageContent,
       ...(this.deps.rateBudget ? { rateBudget: this.deps.rateBudget } : {}),
+      ...(this.outbound ? { fetch: this.outbound.fetch } : {}),
     };
   }
 
@@ -210,6 +216,14 @@ class DiscordSurface implements DiscordAdapter {
   }
 
   async start(): Promise<void> {
+    if (this.outbound) {
+      // discord.js opens its gateway WebSocket with the `ws` package and hands it no agent.
+      this.logger.warn(
+        'discord: REST calls and downloads go through the proxy (HTTPS_PROXY); discord.js ' +
+          'opens its gateway WebSocket directly, so this host must reach gateway.discord.gg ' +
+          '(wss, port 443) without it',
+      );
+    }
     const first = this.client;
     if ((await loginUntilReady(first, this.config.token)) === 'disallowed-intents') {
       await first.destroy();
@@ -263,5 +277,6 @@ class DiscordSurface implements DiscordAdapter {
     clearTimeout(timer);
     for (const client of this.retired.splice(0)) await client.destroy();
     await this.client.destroy();
+    await this.outbound?.dispatcher.close();
   }
 }

@@ -3,10 +3,12 @@
 // waited out inside discord.js.
 import {
   Client,
+  DefaultRestOptions,
   GatewayIntentBits,
   Partials,
   type MessageMentionOptions,
   type RateLimitData,
+  type RESTOptions,
 } from 'discord.js';
 import { createHash } from 'node:crypto';
 import type { RateBudget } from '../../src/state/types.js';
@@ -57,8 +59,10 @@ export function botKey(token: string): string {
 
 export function createDiscordClient(
   config: Pick<DiscordAdapterConfig, 'apiUrl' | 'token' | 'shards'>,
-  options: { messageContent: boolean; rateBudget?: RateBudget },
+  options: { messageContent: boolean; rateBudget?: RateBudget; fetch?: typeof fetch },
 ): Client {
+  // Through the proxy variables when set (adapters/shared/outbound.ts); discord.js's own else.
+  const send = options.fetch ? restThrough(options.fetch) : DefaultRestOptions.makeRequest;
   return new Client({
     intents: gatewayIntents(options.messageContent),
     // DM channels are not cached before their first message arrives.
@@ -71,8 +75,13 @@ export function createDiscordClient(
       rejectOnRateLimit: shouldRejectOnRateLimit,
       // Paced by the shared budget first (replicas on one Redis spend from one bucket).
       makeRequest: withEncodedForms(
-        options.rateBudget ? pacedRequests(options.rateBudget, botKey(config.token)) : undefined,
+        options.rateBudget ? pacedRequests(options.rateBudget, botKey(config.token), send) : send,
       ),
     },
   });
+}
+
+/** discord.js's request function on a fetch (its `makeRequest` takes fetch's arguments). */
+export function restThrough(fetchFn: typeof fetch): RESTOptions['makeRequest'] {
+  return (url, init) => fetchFn(url, init as RequestInit);
 }

@@ -1,5 +1,6 @@
 // Discord settings, from the values the one table parsed (src/settings/discord.ts: each value's
 // type and rule); this says how they go together. The token never appears in an error message.
+import type { ProxySettings } from '../../src/service/index.js';
 import type { SettingsOf } from '../../src/settings/index.js';
 import { DiscordConfigError } from './config-error.js';
 import { discordShards, type DiscordShards } from './shards.js';
@@ -28,6 +29,11 @@ export interface DiscordAdapterConfig {
    * Unset: one connection, shard 0 of 1.
    */
   shards?: DiscordShards;
+  /**
+   * The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for REST calls and attachment
+   * downloads; `chatbridge start` reads them. discord.js's gateway WebSocket takes no proxy.
+   */
+  proxy?: ProxySettings;
 }
 
 export const MESSAGE_CONTENT_MODES = ['auto', 'on', 'off'] as const;

@@ -1,20 +1,19 @@
 // Multipart bodies (messages with files) as bytes before discord.js's request function sends
 // them. @discordjs/rest hands a FormData to its own undici (v6), which then runs on the global
 // dispatcher; when the project's undici (v7) installed that dispatcher first, the two versions
-// disagree about FormData bodies and the upload fails ("action is not a function"). Encoding
-// the form here with the platform's Response gives plain bytes and their content type, which
-// every undici accepts.
+// disagree about FormData bodies and the upload fails ("action is not a function"). Plain bytes
+// and their content type every undici accepts (adapters/shared/outbound.ts).
 import { DefaultRestOptions, type RESTOptions } from 'discord.js';
+import { encodeForm } from '../shared/outbound.js';
 
 type MakeRequest = RESTOptions['makeRequest'];
 
 export function withEncodedForms(send: MakeRequest = DefaultRestOptions.makeRequest): MakeRequest {
   return async (url, init) => {
     if (!(init.body instanceof FormData)) return send(url, init);
-    const encoded = new Response(init.body);
+    const form = await encodeForm(init.body);
     const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
-    headers.set('content-type', encoded.headers.get('content-type') ?? 'multipart/form-data');
-    const body = new Uint8Array(await encoded.arrayBuffer());
-    return send(url, { ...init, body, headers: Object.fromEntries(headers) });
+    headers.set('content-type', form.contentType);
+    return send(url, { ...init, body: form.body, headers: Object.fromEntries(headers) });
   };
 }

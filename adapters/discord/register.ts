@@ -1,8 +1,11 @@
 // `chatbridge discord register [--guild ID]`: puts /chatbridge on one guild (instant, for
 // development) or on the whole application (global). A deploy step, not done at every start.
-import { REST, Routes } from 'discord.js';
+import { REST, Routes, type RESTOptions } from 'discord.js';
 import { adminCommands } from '../../src/admin/index.js';
 import { maskSecrets } from '../../src/log.js';
+import { proxyFromEnv, type ProxySettings } from '../../src/service/index.js';
+import { proxiedOutbound } from '../shared/outbound.js';
+import { restThrough } from './client.js';
 import { buildSlashCommand } from './commands/build.js';
 import { ConfigError, readSettings } from '../../src/settings/index.js';
 import { DiscordConfigError, discordConfig } from './config.js';
@@ -15,6 +18,8 @@ export interface RegisterOptions {
   applicationId?: string;
   /** Register on this guild only; globally when absent. */
   guildId?: string;
+  /** The proxy variables' values, when set. */
+  proxy?: ProxySettings;
 }
 
 export interface RegisterResult {
@@ -29,7 +34,22 @@ export interface RegisterResult {
  * the application belongs to chatbridge).
  */
 export async function registerCommands(options: RegisterOptions): Promise<RegisterResult> {
-  const rest = new REST(options.apiUrl ? { api: options.apiUrl } : {}).setToken(options.token);
+  const outbound = proxiedOutbound(options.proxy);
+  try {
+    return await putCommands(options, outbound ? { makeRequest: restThrough(outbound.fetch) } : {});
+  } finally {
+    await outbound?.dispatcher.close();
+  }
+}
+
+async function putCommands(
+  options: RegisterOptions,
+  transport: Partial<RESTOptions>,
+): Promise<RegisterResult> {
+  const rest = new REST({
+    ...(options.apiUrl ? { api: options.apiUrl } : {}),
+    ...transport,
+  }).setToken(options.token);
   const applicationId =
     options.applicationId ?? ((await rest.get(Routes.currentApplication())) as { id: string }).id;
   const body = [buildSlashCommand(adminCommands)];
@@ -101,6 +121,7 @@ export async function runDiscordCommand(
       apiUrl: config.apiUrl,
       applicationId: config.applicationId,
       guildId,
+      proxy: proxyFromEnv(env),
     });
     const where =
       result.scope === 'guild' ? `on server ${result.guildId} (available now)` : 'globally';

@@ -57,6 +57,8 @@ export interface SlackAdminDeps {
   enterpriseOf?: (workspace: string) => string | undefined;
   maxUploadBytes: number;
   now?: () => Date;
+  /** File downloads and uploads go through it (the proxy variables); the global fetch else. */
+  fetch?: typeof fetch;
 }
 
 const error = (text: string): AdminOutput => ({ kind: 'notice', tone: 'error', text });
@@ -204,15 +206,7 @@ export class SlackAdmin {
         command.trigger_id,
       );
       if (output) {
-        await reply(
-          await deliverFiles(
-            this.deps.api,
-            this.deps.logger,
-            origin.workspace,
-            command.user_id,
-            output,
-          ),
-        );
+        await reply(await deliverFiles(this.deps, origin.workspace, command.user_id, output));
       }
     } catch (caught) {
       this.deps.logger.error({ err: caught }, 'slack: /chatbridge failed');
@@ -290,6 +284,7 @@ export class SlackAdmin {
       botToken,
       apiUrl: this.deps.apiUrl,
       maxBytes: this.deps.maxUploadBytes,
+      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
     });
     const adminFile: AdminFile = {
       name: file.name ?? file.title ?? 'upload',

@@ -2,7 +2,9 @@
 // ours: readiness follows its connection, acks wait for the keep), else HTTP at /slack/events,
 // with OAuth installs when configured. No handler is registered here (index.ts wires them).
 import { App, type CustomRoute } from '@slack/bolt';
+import type { FetchFunction } from '@slack/web-api';
 import type { Logger } from '../../src/log.js';
+import { proxiedOutbound, type Outbound } from '../shared/outbound.js';
 import type { StateStore } from '../../src/state/types.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackAdapterConfig } from './config.js';
@@ -26,7 +28,10 @@ export interface BoltApp {
     slackApiUrl: string;
     retryConfig: { retries: number };
     rejectRateLimitedCalls: boolean;
+    fetch?: FetchFunction;
   };
+  /** Web API calls, the Socket Mode WebSocket and file transfers through the proxy, if set. */
+  outbound: Outbound | undefined;
   /** Bolt's logger, on ours. */
   boltLog: ReturnType<typeof boltLogger>;
   /** Socket Mode: whether the connection is up; undefined in HTTP mode. */
@@ -35,12 +40,13 @@ export interface BoltApp {
 
 export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): BoltApp {
   const { logger, now } = deps;
-  // Our pacing decides when calls go out: no silent retries or queueing inside the client.
-  const clientOptions = {
+  const outbound = proxiedOutbound(config.proxy);
+  const web = {
     slackApiUrl: config.apiUrl,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
+    ...(outbound ? { fetch: outbound.fetch as FetchFunction } : {}),
   };
+  // Our pacing decides when calls go out: no silent retries or queueing inside the client.
+  const clientOptions = { ...web, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
   const common = {
     ...(config.botToken ? { token: config.botToken } : {}),
     clientOptions,
@@ -48,7 +54,7 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
   };
   const { oauth } = config;
   const installs = oauth
-    ? setUpOAuth(oauth, config.apiUrl, deps.state.installations, deps.state.dedup, logger, now)
+    ? setUpOAuth(oauth, web, deps.state.installations, deps.state.dedup, logger, now)
     : undefined;
   // Socket Mode: the receiver is ours, so readiness can follow its connection, and an event is
   // acknowledged only once it is kept (socket-receiver.ts).
@@ -58,7 +64,8 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
         logger: common.logger,
         log: logger,
         // apps.connections.open goes to the configured API host too.
-        installerOptions: { clientOptions: { slackApiUrl: config.apiUrl } },
+        installerOptions: { clientOptions: web },
+        ...(outbound ? { dispatcher: outbound.dispatcher } : {}),
       })
     : undefined;
   let socketConnected = false;
@@ -84,6 +91,7 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
     app,
     installs,
     clientOptions,
+    outbound,
     boltLog: common.logger,
     socketConnected: socket ? () => socketConnected : undefined,
   };

@@ -5,6 +5,7 @@
 // (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, and CHATBRIDGE_SECRET_KEY to encrypt
 // their tokens).
 import { CodedError, ErrorCode } from '../../src/errors.js';
+import type { ProxySettings } from '../../src/service/index.js';
 import type { SettingsOf } from '../../src/settings/index.js';
 import { parseSecretKey, SecretKeyError } from '../../src/state/index.js';
 
@@ -40,6 +41,11 @@ export interface SlackAdapterConfig {
   admins: string[];
   /** Largest file `/chatbridge source upload` accepts. */
   maxUploadBytes: number;
+  /**
+   * The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for Web API calls, the Socket Mode
+   * WebSocket, OAuth and file transfers; `chatbridge start` reads them.
+   */
+  proxy?: ProxySettings;
 }
 
 export class SlackConfigError extends CodedError {

@@ -6,8 +6,16 @@ import type { AdminOutput, FileBlock } from '../../src/admin/index.js';
 import type { Logger } from '../../src/log.js';
 import type { SlackApi } from './web.js';
 
+/** Where the calls go: the paced Web API, and the fetch the upload's bytes go through. */
+export interface UploadDeps {
+  api: SlackApi;
+  logger: Logger;
+  /** The proxied fetch when the proxy variables are set; the global one else. */
+  fetch?: typeof fetch;
+}
+
 async function uploadToUser(
-  api: SlackApi,
+  { api, fetch: send = fetch }: UploadDeps,
   workspace: string,
   userId: string,
   file: FileBlock,
@@ -24,7 +32,7 @@ async function uploadToUser(
   if (!target.upload_url || !target.file_id) {
     throw new Error('files.getUploadURLExternal gave no upload_url or file_id');
   }
-  const sent = await fetch(target.upload_url, {
+  const sent = await send(target.upload_url, {
     method: 'POST',
     body: file.bytes,
     headers: { 'content-type': file.contentType },
@@ -38,8 +46,7 @@ async function uploadToUser(
 
 /** Uploads the output's files to the user's DM; each file block becomes a line saying where. */
 export async function deliverFiles(
-  api: SlackApi,
-  logger: Logger,
+  deps: UploadDeps,
   workspace: string,
   userId: string,
   output: AdminOutput[],
@@ -52,10 +59,10 @@ export async function deliverFiles(
       continue;
     }
     try {
-      await uploadToUser(api, workspace, userId, block);
+      await uploadToUser(deps, workspace, userId, block);
       out.push({ kind: 'notice', tone: 'info', text: `${block.name} is in your DM with the app.` });
     } catch (error) {
-      logger.warn({ err: error }, 'slack: could not upload an admin file');
+      deps.logger.warn({ err: error }, 'slack: could not upload an admin file');
       out.push({
         kind: 'notice',
         tone: 'error',

@@ -142,6 +142,7 @@ export function createSlackAdapter(
           logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
         );
         if (!config.appToken) await app.stop();
+        await bolt.outbound?.dispatcher.close();
       })();
       return stopped;
     },
@@ -223,6 +224,7 @@ function createSlackParts(
     admins: config.admins,
     enterpriseOf: (workspace) => auth.enterpriseId(workspace),
     maxUploadBytes: config.maxUploadBytes,
+    ...(bolt.outbound ? { fetch: bolt.outbound.fetch } : {}),
   });
   return { auth, api, router, intake, admin, own };
 }

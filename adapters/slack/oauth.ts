@@ -4,6 +4,7 @@
 // installation, encrypted, in the state store; Bolt's authorize then finds each workspace's
 // token there. app_uninstalled and tokens_revoked delete what they name.
 import type { App, AppOptions } from '@slack/bolt';
+import type { FetchFunction } from '@slack/web-api';
 import type { Logger } from '../../src/log.js';
 import { EncryptedInstallations } from '../../src/state/index.js';
 import type { Dedup, SealedMap } from '../../src/state/types.js';
@@ -57,10 +58,16 @@ export interface SlackOAuth {
   >;
 }
 
+/** The Web API options the installer's own client takes: where, and through what. */
+interface WebOptions {
+  slackApiUrl: string;
+  fetch?: FetchFunction;
+}
+
 /** Installs through OAuth, kept encrypted in `sealed` (the state store's installations). */
 export function setUpOAuth(
   oauth: SlackOAuthConfig,
-  apiUrl: string,
+  web: WebOptions,
   sealed: SealedMap,
   dedup: Dedup,
   logger: Logger,
@@ -68,12 +75,12 @@ export function setUpOAuth(
 ): SlackOAuth {
   const records = new EncryptedInstallations(sealed, oauth.secretKey, now);
   const store = new SlackInstallationStore(records, logger);
-  return { records, store, appOptions: oauthAppOptions(oauth, apiUrl, store, dedup) };
+  return { records, store, appOptions: oauthAppOptions(oauth, web, store, dedup) };
 }
 
 function oauthAppOptions(
   oauth: SlackOAuthConfig,
-  apiUrl: string,
+  web: WebOptions,
   store: SlackInstallationStore,
   dedup: Dedup,
 ): SlackOAuth['appOptions'] {
@@ -88,10 +95,10 @@ function oauthAppOptions(
       directInstall: true,
       installPath: INSTALL_PATH,
       redirectUriPath: REDIRECT_PATH,
-      authorizationUrl: authorizationUrl(apiUrl),
+      authorizationUrl: authorizationUrl(web.slackApiUrl),
       stateStore: singleUseStateStore(oauth.stateSecret, dedup),
-      // oauth.v2.access goes to the configured Web API too.
-      clientOptions: { slackApiUrl: apiUrl },
+      // oauth.v2.access goes to the configured Web API too (through the proxy, if one is set).
+      clientOptions: web,
     },
   };
 }

@@ -33,7 +33,7 @@ import type { Logger } from '../../src/log.js';
 
 export interface KeepFirstSocketOptions extends Pick<
   SocketModeReceiverOptions,
-  'appToken' | 'logger' | 'installerOptions'
+  'appToken' | 'logger' | 'installerOptions' | 'dispatcher'
 > {
   /** Our logger (the receiver's own `logger` is Bolt's adapter of it). */
   log: Logger;

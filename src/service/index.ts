@@ -9,7 +9,7 @@ export type {
 } from './api.js';
 export { ServiceError, isServiceError } from './errors.js';
 export { proxyFromEnv } from './proxy.js';
-export type { ProxySettings } from './dispatchers.js';
+export { createDispatcher, type ProxySettings } from './dispatchers.js';
 export type { ServiceErrorDetails, ServiceErrorKind } from './errors.js';
 export * from './types.js';
 export * from './validate.js';

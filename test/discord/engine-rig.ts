@@ -5,7 +5,8 @@ import { createConversation, type BridgeObserver } from '../../src/bridge/index.
 import { startLocalService, type LocalService } from '../../src/local-service/index.js';
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
-import { createServiceClient } from '../../src/service/index.js';
+import { createServiceClient, type ProxySettings } from '../../src/service/index.js';
+import type { Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState, type State } from '../../src/state/index.js';
@@ -54,6 +55,9 @@ export async function startEngineRig(
     observer?: BridgeObserver;
     /** Fake time once connected (helpers.ts startRig): `rig.settle` moves it on. */
     fakeTime?: boolean;
+    /** The proxy the adapter's REST calls and downloads go through. */
+    proxy?: ProxySettings;
+    logger?: Logger;
   } = {},
 ): Promise<EngineRig> {
   const answers: AnswerScript[] = [];
@@ -100,6 +104,8 @@ export async function startEngineRig(
     ...(options.shards ? { shards: options.shards } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.fakeTime ? { fakeTime: true } : {}),
+    ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   // The service's own rate limit would refuse long runs (benchmarks): the loosest allowed.
   const chatbot = await rig.settle(

@@ -14,6 +14,7 @@ import type {
 } from '../../src/bridge/types.js';
 import { threadKey } from '../../src/bridge/types.js';
 import type { ServiceClient } from '../../src/service/api.js';
+import type { ProxySettings } from '../../src/service/index.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { openState, type State } from '../../src/state/index.js';
 import type { RateBudget } from '../../src/state/types.js';
@@ -127,6 +128,8 @@ export async function startRig(
      * the real clock (discord.js's gateway handshake has timeouts of its own).
      */
     fakeTime?: boolean;
+    /** The proxy variables' values (HTTP_PROXY, NO_PROXY) REST calls go through. */
+    proxy?: ProxySettings;
   } = {},
 ): Promise<Rig> {
   const fake = options.fake ?? (await new FakeDiscord().start());
@@ -139,6 +142,7 @@ export async function startRig(
       messageContent: options.messageContent ?? 'auto',
       admins: options.admins ?? [],
       ...(options.shards ? { shards: options.shards } : {}),
+      ...(options.proxy ? { proxy: options.proxy } : {}),
     },
     {
       conversation,

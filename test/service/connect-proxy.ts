@@ -6,11 +6,14 @@ export interface ConnectProxy {
   url: string;
   /** host:port of every tunnel opened, in order. */
   tunnels: string[];
+  /** The local port of each tunnel's upstream socket: the client port its target sees. */
+  upstreamPorts: Set<number>;
   close(): Promise<void>;
 }
 
 export async function startConnectProxy(): Promise<ConnectProxy> {
   const tunnels: string[] = [];
+  const upstreamPorts = new Set<number>();
   const sockets = new Set<Socket>();
   const proxy = createServer((socket) => {
     sockets.add(socket);
@@ -21,6 +24,7 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
       tunnels.push(target);
       const [host, port] = target.split(':');
       const upstream = connect(Number(port), host, () => {
+        upstreamPorts.add(upstream.localPort!);
         socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         socket.pipe(upstream).pipe(socket);
       });
@@ -32,6 +36,7 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     tunnels,
+    upstreamPorts,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

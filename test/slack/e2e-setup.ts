@@ -6,7 +6,7 @@ import { startLocalService, type LocalService } from '../../src/local-service/in
 import { createDefaultKnowledge } from '../../src/local-service/knowledge-default.js';
 import type { KnowledgePort } from '../../src/local-service/knowledge-port.js';
 import { fromArray } from '../../src/local-service/pieces.js';
-import { createServiceClient } from '../../src/service/index.js';
+import { createServiceClient, type ProxySettings } from '../../src/service/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { CiteEntry } from '../../src/service/types.js';
 import { openState } from '../../src/state/index.js';
@@ -46,6 +46,8 @@ export interface ChainOptions {
   time?: FakeTime;
   /** The chatbot's rate limit (messages, seconds); [100, 60] by default. */
   rateLimit?: [number, number];
+  /** The proxy the adapter's Slack calls go through. */
+  proxy?: ProxySettings;
 }
 
 export async function startChain(options: ChainOptions = {}): Promise<Chain> {
@@ -90,6 +92,7 @@ export async function startChain(options: ChainOptions = {}): Promise<Chain> {
     ...(options.methodLimits ? { methodLimits: options.methodLimits } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.time ? { time: options.time } : {}),
+    ...(options.proxy ? { proxy: options.proxy } : {}),
   });
   return {
     harness,

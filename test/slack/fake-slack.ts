@@ -7,6 +7,7 @@
 // OAuth (fake-oauth.ts): workspaces installable through oauth.v2.access, each with a bot
 // token of its own that only reaches that workspace's channels.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { peerOf, type Peer } from '../peers.js';
 import type { AddressInfo } from 'node:net';
 import { FakeWorkspace, type Args, type FakeBehaviour, type Reply } from './fake-state.js';
 import { FakeOAuth } from './fake-oauth.js';
@@ -76,6 +77,8 @@ export type Failure = 'network' | 500;
 
 export class FakeSlack {
   readonly calls: FakeCall[] = [];
+  /** Every request and WebSocket upgrade served, with the client's port (proxy tests). */
+  readonly peers: Peer[] = [];
   readonly workspace: FakeWorkspace;
   readonly files = new Map<string, FakeFile>();
   /** Every request to /files/…: the Authorization header it carried. */
@@ -104,8 +107,12 @@ export class FakeSlack {
       { streamExpiryMs: 5 * 60_000, ...options.behaviour },
       this.now,
     );
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer((req, res) => {
+      this.peers.push(peerOf(req, 'http'));
+      void this.handle(req, res);
+    });
     this.server.on('upgrade', (req, socket, head) => {
+      this.peers.push(peerOf(req, 'upgrade'));
       this.socketMode.upgrade(req, socket, head);
     });
   }

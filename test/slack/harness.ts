@@ -6,6 +6,7 @@ import type { BridgeObserver } from '../../src/bridge/observer.js';
 import type { Conversation } from '../../src/bridge/types.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { ServiceClient } from '../../src/service/api.js';
+import type { ProxySettings } from '../../src/service/index.js';
 import { openState } from '../../src/state/index.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
 import {
@@ -57,6 +58,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Told of API calls and feedback votes (metrics). */
   observer?: BridgeObserver;
+  /** The proxy variables' values (HTTP_PROXY, NO_PROXY) the adapter's calls go through. */
+  proxy?: ProxySettings;
 }
 
 let eventSeq = 0;
@@ -98,6 +101,7 @@ export class Harness {
         apiUrl: fake.apiUrl,
         admins: options.admins ?? [],
         maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
+        ...(options.proxy ? { proxy: options.proxy } : {}),
       },
       {
         conversation: options.conversation,

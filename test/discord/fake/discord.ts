@@ -4,6 +4,7 @@
 import { assertDiscordConformance } from '../../conformance/discord/check.js';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { peerOf, type Peer } from '../../peers.js';
 import type { AddressInfo } from 'node:net';
 import { FakeGateway, shardOf } from './gateway.js';
 import {
@@ -84,6 +85,8 @@ export class FakeDiscord extends EventEmitter {
   recommendedShards = 1;
   readonly messages = new Map<string, FakeMessage>();
   readonly requests: FakeRequest[] = [];
+  /** Every request and WebSocket upgrade served, with the client's port (proxy tests). */
+  readonly peers: Peer[] = [];
   readonly files = new Map<string, Uint8Array>();
   readonly commands = new Map<string, unknown[]>();
   /** Slash-command interactions by id and by token. */
@@ -150,8 +153,12 @@ export class FakeDiscord extends EventEmitter {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer((req, res) => {
+      this.peers.push(peerOf(req, 'http'));
+      void this.handle(req, res);
+    });
     this.server.on('upgrade', (req, socket, head) => {
+      this.peers.push(peerOf(req, 'upgrade'));
       if (req.url?.startsWith('/gateway')) this.gateway.handleUpgrade(req, socket, head);
       else socket.destroy();
     });
