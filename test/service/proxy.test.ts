@@ -53,6 +53,34 @@ describe('proxyFromEnv', () => {
     ).toEqual({ httpsProxy: 'http://a:1', noProxy: 'x' });
   });
 
+  it('reads an address without a scheme as http, as curl does', () => {
+    expect(proxyFromEnv({ HTTPS_PROXY: 'proxy.corp:3128' })).toEqual({
+      httpsProxy: 'http://proxy.corp:3128',
+    });
+    expect(proxyFromEnv({ ALL: 'x', https_proxy: 'socks5://p:1080' })).toEqual({
+      httpsProxy: 'socks5://p:1080',
+    });
+  });
+
+  it('refuses a broken address, naming the variable and never repeating the value', () => {
+    for (const [name, value] of [
+      ['HTTPS_PROXY', 'http://user:s3cret@'],
+      ['http_proxy', 'ftp://user:s3cret@proxy:21'],
+      ['HTTP_PROXY', 'user:s3cret@proxy:not-a-port'],
+    ] as const) {
+      let caught: unknown;
+      try {
+        proxyFromEnv({ [name]: value });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toMatchObject({ code: 'chatbridge_config_invalid' });
+      const message = (caught as Error).message;
+      expect(message).toMatch(new RegExp(`^${name}: must be a proxy address`));
+      expect(message).not.toContain('s3cret');
+    }
+  });
+
   it('carries every call, the answer stream included, through the proxy', async () => {
     for (const name of ['HTTP_PROXY', 'http_proxy']) {
       proxy.tunnels.length = 0;
