@@ -25,7 +25,7 @@ export async function runAdminCli(
   const config = loadConfig(env);
   const state = await openState(config.storeUrl);
   try {
-    const { client, close } = connectOnFirstCall(() => connectToService(config, env));
+    const { client, close } = connectOnFirstCall(() => connectToService(config));
     try {
       // The same fallback as the chat: the configured chatbot, or the embedded demo one (made
       // by the first `npm start`; by name, so a command that needs no chatbot costs nothing).

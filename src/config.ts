@@ -8,6 +8,9 @@ import {
   type DeprecationWarn,
 } from './settings/index.js';
 
+import type { ProxySettings } from './service/dispatchers.js';
+import { proxyFromEnv } from './service/proxy.js';
+
 export { ConfigError };
 
 /** Rules between start's settings (each setting's own rule is in the table). */
@@ -69,6 +72,11 @@ export interface BridgeConfig {
   leaseMs: number;
   /** How often a live replica renews its locks and kept events; a third of the lease if unset. */
   leaseRenewMs?: number;
+  /**
+   * The standard proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for a remote service;
+   * the platforms read the same (platforms.ts). Checked here, before anything opens.
+   */
+  proxy?: ProxySettings;
 }
 
 /** Reads and validates the environment; every mistake is named in one ConfigError. */
@@ -78,7 +86,9 @@ export function loadConfig(
 ): BridgeConfig {
   const e = readSettings('start', env, { warn, check: checkStart });
   const dataDir = e.CHATBRIDGE_DATA_DIR;
+  const proxy = proxyFromEnv(env);
   return {
+    ...(proxy ? { proxy } : {}),
     service:
       e.CHATBRIDGE_SERVICE_URL && e.CHATBRIDGE_API_KEY
         ? { url: e.CHATBRIDGE_SERVICE_URL, apiKey: e.CHATBRIDGE_API_KEY }

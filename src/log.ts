@@ -27,6 +27,23 @@ const SECRET_ENV = [
   'CHATBRIDGE_SERVICE_API_KEYS',
 ];
 
+// Proxy addresses may carry a password (http://user:password@proxy:3128): it is masked as it
+// is written there and as it is sent.
+const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+function proxyPasswords(env: NodeJS.ProcessEnv): string[] {
+  return PROXY_ENV.flatMap((name) => {
+    const value = env[name]?.trim();
+    if (!value) return [];
+    try {
+      const { password } = new URL(value.includes('://') ? value : `http://${value}`);
+      return password ? [password, decodeURIComponent(password)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** A key whose value is a secret, whatever its case or separators. */
 export function isSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_\s]/g, '');
@@ -111,7 +128,8 @@ export interface LogConfig {
 export function createLogger(config: LogConfig = {}): Logger {
   const fromEnv = SECRET_ENV.flatMap((name) => (process.env[name] ?? '').split(','))
     .map((value) => value.trim())
-    .filter((value) => value !== '');
+    .filter((value) => value !== '')
+    .concat(proxyPasswords(process.env));
   // Very short values would mask ordinary words; real keys are long.
   const secrets = [...(config.secrets ?? []), ...fromEnv].filter((s) => s.length >= 8);
   const sanitise = sanitiser(secrets);

@@ -4,7 +4,7 @@ import type { BridgeConfig } from './config.js';
 import { startEmbeddedService, type EmbeddedService } from './embedded.js';
 import type { Logger } from './log.js';
 import type { ServiceClient } from './service/api.js';
-import { createServiceClient, proxyFromEnv } from './service/index.js';
+import { createServiceClient } from './service/index.js';
 
 export interface ServiceConnection {
   client: ServiceClient;
@@ -20,7 +20,6 @@ export const usesEmbeddedService = (config: BridgeConfig): boolean => !config.se
 /** `logger` receives the embedded service's own warnings; default silent. */
 export async function connectToService(
   config: BridgeConfig,
-  env: NodeJS.ProcessEnv,
   logger?: Logger,
 ): Promise<ServiceConnection> {
   if (!config.service) {
@@ -39,7 +38,7 @@ export async function connectToService(
   const client = createServiceClient({
     baseUrl: config.service.url,
     apiKey: config.service.apiKey,
-    proxy: proxyFromEnv(env),
+    proxy: config.proxy,
   });
   return { client, close: () => client.close() };
 }

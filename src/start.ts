@@ -50,11 +50,7 @@ export async function start(io: StartIo): Promise<void> {
     ...(config.leaseRenewMs !== undefined ? { leaseRenewMs: config.leaseRenewMs } : {}),
   });
   const state = observeDedup(rawState, metrics.observer);
-  const service = await connectToService(
-    config,
-    io.env,
-    logger.child({ component: 'local-service' }),
-  );
+  const service = await connectToService(config, logger.child({ component: 'local-service' }));
   const { embedded } = service;
   const client = observeServiceClient(service.client, metrics.service);
   let defaultChatbot = config.defaultChatbot;
@@ -99,33 +95,10 @@ export async function start(io: StartIo): Promise<void> {
   });
   const endpoints = { readiness, metrics };
   const mounted = platforms.find((p) => p.servesHttp);
-  const adapters = await Promise.all(
-    platforms.map((p: ConfiguredPlatform) =>
-      p.start({
-        conversation,
-        client,
-        state,
-        logger,
-        defaultChatbot,
-        observer: metrics.observer,
-        drainMs: config.drainMs + NOTICE_GRACE_MS,
-        sharedStore: rawState.kind === 'redis',
-        ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
-      }),
-    ),
-  );
-  for (const adapter of adapters) {
-    readiness.add(
-      `platform:${adapter.name}`,
-      () => {
-        const why = adapter.notReady?.();
-        if (why !== undefined) throw new Error(why);
-      },
-      { cacheMs: 0 },
-    );
-  }
+  // Every adapter made is stopped on the way out, started or not: each holds connections (its
+  // SDK's, its proxy's) that would keep the process alive.
+  const adapters: ChatAdapter[] = [];
   let ops: OpsServer | undefined;
-  const started: ChatAdapter[] = [];
   const stopAll = async () => {
     readiness.shutDown();
     // Answers still running when the drain time is up end with a notice; the adapters wait
@@ -135,21 +108,46 @@ export async function start(io: StartIo): Promise<void> {
       if (streaming + waiting > 0) logger.warn({ streaming, waiting }, 'interrupting answers');
       conversation.interrupt();
     }, config.drainMs);
-    await Promise.all(started.map((adapter) => adapter.stop().catch(() => undefined)));
+    await Promise.all(adapters.map((adapter) => adapter.stop().catch(() => undefined)));
     clearTimeout(interrupt);
     await ops?.close();
     await shutdown();
   };
   try {
+    const made = await Promise.allSettled(
+      platforms.map((p: ConfiguredPlatform) =>
+        p.start({
+          conversation,
+          client,
+          state,
+          logger,
+          defaultChatbot,
+          observer: metrics.observer,
+          drainMs: config.drainMs + NOTICE_GRACE_MS,
+          sharedStore: rawState.kind === 'redis',
+          ...(p === mounted ? { customRoutes: opsRoutes(endpoints) } : {}),
+        }),
+      ),
+    );
+    for (const result of made) if (result.status === 'fulfilled') adapters.push(result.value);
+    const failed = made.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const adapter of adapters) {
+      readiness.add(
+        `platform:${adapter.name}`,
+        () => {
+          const why = adapter.notReady?.();
+          if (why !== undefined) throw new Error(why);
+        },
+        { cacheMs: 0 },
+      );
+    }
     if (!mounted) {
       ops = await startOpsServer(endpoints, { port: config.port });
       io.onListening?.(ops.port);
     }
-    for (const adapter of adapters) {
-      await adapter.start();
-      started.push(adapter);
-    }
-    watchConnections(started, readiness, metrics);
+    for (const adapter of adapters) await adapter.start();
+    watchConnections(adapters, readiness, metrics);
     if (mounted) {
       const port = (adapters[platforms.indexOf(mounted)] as { port?: number }).port;
       if (port !== undefined) io.onListening?.(port);

@@ -141,3 +141,21 @@ describe('lists of keys', () => {
     expect(out).toContain('[Redacted]');
   });
 });
+
+describe('proxy passwords', () => {
+  it('masks the password of a proxy address, as written and as sent', () => {
+    const lines: string[] = [];
+    const previous = process.env.https_proxy;
+    process.env.https_proxy = 'http://alice:pr%40xy-passw0rd@proxy.corp:3128';
+    try {
+      const logger = createLogger({ destination: { write: (line: string) => lines.push(line) } });
+      logger.warn('tunnel refused for alice:pr@xy-passw0rd and pr%40xy-passw0rd');
+    } finally {
+      if (previous === undefined) delete process.env.https_proxy;
+      else process.env.https_proxy = previous;
+    }
+    const out = lines.join('');
+    expect(out).toContain('alice:');
+    expect(out).not.toContain('passw0rd');
+  });
+});

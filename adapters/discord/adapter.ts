@@ -22,7 +22,7 @@ import { DisallowedIntentsError, loginUntilReady } from './connect.js';
 import { createInteractionHandler } from './interactions.js';
 import { createMessageHandler, DEDUP_TTL_MS, type MessageHandler } from './messages.js';
 import type { KeptDiscordEvent } from './takeover.js';
-import { proxiedOutbound, type Outbound } from '../shared/outbound.js';
+import { closeOutbound, proxiedOutbound, type Outbound } from '../shared/outbound.js';
 import { ChannelPace } from './pace.js';
 import { heldShards } from './shard-status.js';
 
@@ -135,7 +135,7 @@ class DiscordSurface implements DiscordAdapter {
     return {
       messageContent,
       ...(this.deps.rateBudget ? { rateBudget: this.deps.rateBudget } : {}),
-      ...(this.outbound ? { fetch: this.outbound.fetch } : {}),
+      ...(this.outbound ? { dispatcher: this.outbound.dispatcher } : {}),
     };
   }
 
@@ -219,9 +219,9 @@ class DiscordSurface implements DiscordAdapter {
     if (this.outbound) {
       // discord.js opens its gateway WebSocket with the `ws` package and hands it no agent.
       this.logger.warn(
-        'discord: REST calls and downloads go through the proxy (HTTPS_PROXY); discord.js ' +
-          'opens its gateway WebSocket directly, so this host must reach gateway.discord.gg ' +
-          '(wss, port 443) without it',
+        'discord: REST calls and downloads go through the proxy variables; discord.js opens ' +
+          'its gateway WebSocket directly, so this host must reach gateway.discord.gg ' +
+          '(wss, port 443) without the proxy',
       );
     }
     const first = this.client;
@@ -275,8 +275,11 @@ class DiscordSurface implements DiscordAdapter {
     });
     await Promise.race([drained, limit]);
     clearTimeout(timer);
-    for (const client of this.retired.splice(0)) await client.destroy();
-    await this.client.destroy();
-    await this.outbound?.dispatcher.close();
+    try {
+      for (const client of this.retired.splice(0)) await client.destroy();
+      await this.client.destroy();
+    } finally {
+      await closeOutbound(this.outbound);
+    }
   }
 }

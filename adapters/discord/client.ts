@@ -8,14 +8,15 @@ import {
   Partials,
   type MessageMentionOptions,
   type RateLimitData,
-  type RESTOptions,
 } from 'discord.js';
+import type { Dispatcher } from 'undici';
 import { createHash } from 'node:crypto';
 import type { RateBudget } from '../../src/state/types.js';
 import { pacedRequests } from './budget.js';
 import type { DiscordAdapterConfig } from './config.js';
 import { shardClientOptions } from './shards.js';
 import { withEncodedForms } from './form-body.js';
+import { restThrough } from './rest-transport.js';
 
 /** Nobody is pinged by anything the bot writes: not @everyone, roles, users or the replied-to. */
 export const NO_MENTIONS: MessageMentionOptions = { parse: [] };
@@ -59,10 +60,12 @@ export function botKey(token: string): string {
 
 export function createDiscordClient(
   config: Pick<DiscordAdapterConfig, 'apiUrl' | 'token' | 'shards'>,
-  options: { messageContent: boolean; rateBudget?: RateBudget; fetch?: typeof fetch },
+  options: { messageContent: boolean; rateBudget?: RateBudget; dispatcher?: Dispatcher },
 ): Client {
   // Through the proxy variables when set (adapters/shared/outbound.ts); discord.js's own else.
-  const send = options.fetch ? restThrough(options.fetch) : DefaultRestOptions.makeRequest;
+  const send = options.dispatcher
+    ? restThrough(options.dispatcher)
+    : DefaultRestOptions.makeRequest;
   return new Client({
     intents: gatewayIntents(options.messageContent),
     // DM channels are not cached before their first message arrives.
@@ -79,9 +82,4 @@ export function createDiscordClient(
       ),
     },
   });
-}
-
-/** discord.js's request function on a fetch (its `makeRequest` takes fetch's arguments). */
-export function restThrough(fetchFn: typeof fetch): RESTOptions['makeRequest'] {
-  return (url, init) => fetchFn(url, init as RequestInit);
 }

@@ -4,11 +4,12 @@ import { REST, Routes, type RESTOptions } from 'discord.js';
 import { adminCommands } from '../../src/admin/index.js';
 import { maskSecrets } from '../../src/log.js';
 import { proxyFromEnv, type ProxySettings } from '../../src/service/index.js';
-import { proxiedOutbound } from '../shared/outbound.js';
-import { restThrough } from './client.js';
+import { closeOutbound, proxiedOutbound } from '../shared/outbound.js';
+import { restThrough } from './rest-transport.js';
 import { buildSlashCommand } from './commands/build.js';
-import { ConfigError, readSettings } from '../../src/settings/index.js';
-import { DiscordConfigError, discordConfig } from './config.js';
+import { ErrorCode, isCodedError } from '../../src/errors.js';
+import { readSettings } from '../../src/settings/index.js';
+import { discordConfig } from './config.js';
 
 export interface RegisterOptions {
   token: string;
@@ -36,9 +37,10 @@ export interface RegisterResult {
 export async function registerCommands(options: RegisterOptions): Promise<RegisterResult> {
   const outbound = proxiedOutbound(options.proxy);
   try {
-    return await putCommands(options, outbound ? { makeRequest: restThrough(outbound.fetch) } : {});
+    const transport = outbound ? { makeRequest: restThrough(outbound.dispatcher) } : {};
+    return await putCommands(options, transport);
   } finally {
-    await outbound?.dispatcher.close();
+    await closeOutbound(outbound);
   }
 }
 
@@ -102,10 +104,12 @@ export async function runDiscordCommand(
     }
   }
   let config;
+  let proxy;
   try {
     config = discordConfig(readSettings('discord', env));
+    proxy = proxyFromEnv(env);
   } catch (error) {
-    if (error instanceof DiscordConfigError || error instanceof ConfigError) {
+    if (isCodedError(error, ErrorCode.ConfigInvalid)) {
       io.err.write(`${error.message}\n`);
       return 2;
     }
@@ -121,7 +125,7 @@ export async function runDiscordCommand(
       apiUrl: config.apiUrl,
       applicationId: config.applicationId,
       guildId,
-      proxy: proxyFromEnv(env),
+      proxy,
     });
     const where =
       result.scope === 'guild' ? `on server ${result.guildId} (available now)` : 'globally';

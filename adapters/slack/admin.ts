@@ -27,6 +27,7 @@ import {
 } from './modals.js';
 import type { SlackUsers } from './users.js';
 import type { SlackApi } from './web.js';
+import type { FetchLike } from '../shared/outbound.js';
 
 /** The admin table as the Slack surface calls it (replaceable in tests). */
 export interface AdminRunner {
@@ -58,7 +59,7 @@ export interface SlackAdminDeps {
   maxUploadBytes: number;
   now?: () => Date;
   /** File downloads and uploads go through it (the proxy variables); the global fetch else. */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 const error = (text: string): AdminOutput => ({ kind: 'notice', tone: 'error', text });

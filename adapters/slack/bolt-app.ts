@@ -28,6 +28,7 @@ export interface BoltApp {
     slackApiUrl: string;
     retryConfig: { retries: number };
     rejectRateLimitedCalls: boolean;
+    timeout: number;
     fetch?: FetchFunction;
   };
   /** Web API calls, the Socket Mode WebSocket and file transfers through the proxy, if set. */
@@ -38,6 +39,10 @@ export interface BoltApp {
   socketConnected: (() => boolean) | undefined;
 }
 
+// A Web API call that has had no answer in 30 s has failed (python-slack-sdk's default timeout);
+// without one, a call lost in a hung proxy or connection would hold its answer forever.
+const WEB_API_TIMEOUT_MS = 30_000;
+
 export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): BoltApp {
   const { logger, now } = deps;
   const outbound = proxiedOutbound(config.proxy);
@@ -46,7 +51,12 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
     ...(outbound ? { fetch: outbound.fetch as FetchFunction } : {}),
   };
   // Our pacing decides when calls go out: no silent retries or queueing inside the client.
-  const clientOptions = { ...web, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
+  const clientOptions = {
+    ...web,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: WEB_API_TIMEOUT_MS,
+  };
   const common = {
     ...(config.botToken ? { token: config.botToken } : {}),
     clientOptions,
@@ -64,7 +74,8 @@ export function createBoltApp(config: SlackAdapterConfig, deps: BoltAppDeps): Bo
         logger: common.logger,
         log: logger,
         // apps.connections.open goes to the configured API host too.
-        installerOptions: { clientOptions: web },
+        // A copy: the Socket Mode client sets its own retries on the options it is given.
+        installerOptions: { clientOptions: { ...web } },
         ...(outbound ? { dispatcher: outbound.dispatcher } : {}),
       })
     : undefined;

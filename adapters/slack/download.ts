@@ -5,6 +5,7 @@
 
 import { CodedError, ErrorCode } from '../../src/errors.js';
 import { readCapped } from '../shared/read-capped.js';
+import type { FetchLike } from '../shared/outbound.js';
 
 export const SLACK_FILE_HOSTS = ['files.slack.com', 'files.slack-gov.com'];
 
@@ -23,7 +24,9 @@ export interface DownloadOptions {
   /** The configured Web API base URL: its origin is trusted as well. */
   apiUrl: string;
   maxBytes: number;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
+  /** The whole download, redirects included; 60 s by default. */
+  timeoutMs?: number;
 }
 
 export interface DownloadedFile {
@@ -58,6 +61,25 @@ export async function downloadSlackFile(
   url: string,
   options: DownloadOptions,
 ): Promise<DownloadedFile> {
+  // As Discord's attachments: a download that stalls (a hung proxy or host) ends as an error.
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    return await download(url, options, signal);
+  } catch (error) {
+    if (!signal.aborted || error instanceof SlackFileError) throw error;
+    throw new SlackFileError(
+      'http',
+      `Downloading the file from Slack did not finish within ${timeoutMs / 1000} s.`,
+    );
+  }
+}
+
+async function download(
+  url: string,
+  options: DownloadOptions,
+  signal: AbortSignal,
+): Promise<DownloadedFile> {
   const doFetch = options.fetch ?? fetch;
   let current = url;
   for (let hop = 0; hop < 4; hop++) {
@@ -70,6 +92,7 @@ export async function downloadSlackFile(
     const response = await doFetch(current, {
       headers: { Authorization: `Bearer ${options.botToken}` },
       redirect: 'manual',
+      signal,
     });
     if (response.status >= 300 && response.status < 400) {
       const location = response.headers.get('location');

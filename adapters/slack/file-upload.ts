@@ -5,13 +5,16 @@
 import type { AdminOutput, FileBlock } from '../../src/admin/index.js';
 import type { Logger } from '../../src/log.js';
 import type { SlackApi } from './web.js';
+import type { FetchLike } from '../shared/outbound.js';
+
+const UPLOAD_TIMEOUT_MS = 60_000;
 
 /** Where the calls go: the paced Web API, and the fetch the upload's bytes go through. */
 export interface UploadDeps {
   api: SlackApi;
   logger: Logger;
   /** The proxied fetch when the proxy variables are set; the global one else. */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 async function uploadToUser(
@@ -36,6 +39,8 @@ async function uploadToUser(
     method: 'POST',
     body: file.bytes,
     headers: { 'content-type': file.contentType },
+    // An upload that stalls (a hung proxy or host) ends as an error, told to the admin.
+    signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
   });
   if (!sent.ok) throw new Error(`the file upload answered HTTP ${sent.status}`);
   await api.deliver(workspace, 'files.completeUploadExternal', {

@@ -12,6 +12,7 @@ import type { ServiceClient } from '../../src/service/api.js';
 import type { RateBudget, StateStore } from '../../src/state/types.js';
 import { SlackAdmin, sharedAdminRunner, type AdminRunner } from './admin.js';
 import { createSlackAssistant } from './assistant.js';
+import { closeOutbound } from '../shared/outbound.js';
 import { createBoltApp, type BoltApp } from './bolt-app.js';
 import { SlackChannels } from './channels.js';
 import type { SlackAdapterConfig } from './config.js';
@@ -132,17 +133,22 @@ export function createSlackAdapter(
     },
     stop() {
       stopped ??= (async () => {
+        const wasStarted = run.started;
         run.stopping = true;
         // What this process still holds when it exits is taken over by another replica.
         intake.stop();
-        // Socket Mode: disconnect first, so Slack sends new events to another connection (one
-        // arriving meanwhile is refused, unacknowledged: redelivered). Replies use the Web API.
-        if (config.appToken) await app.stop();
-        await drain(idle(), deps.drainMs ?? 10_000, () =>
-          logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
-        );
-        if (!config.appToken) await app.stop();
-        await bolt.outbound?.dispatcher.close();
+        try {
+          // Socket Mode: disconnect first, so Slack sends new events to another connection (one
+          // arriving meanwhile is refused, unacknowledged: redelivered). Replies use the Web API.
+          if (config.appToken) await app.stop();
+          await drain(idle(), deps.drainMs ?? 10_000, () =>
+            logger.warn({ inFlight: inFlight.size }, 'slack: stopping with answers unfinished'),
+          );
+          // An HTTP receiver that never started cannot be stopped (Bolt throws).
+          if (!config.appToken && wasStarted) await app.stop();
+        } finally {
+          await closeOutbound(bolt.outbound);
+        }
       })();
       return stopped;
     },

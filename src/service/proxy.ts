@@ -7,16 +7,22 @@ import type { ProxySettings } from './dispatchers.js';
 // What undici's ProxyAgent can speak to (socks: its Socks5ProxyAgent).
 const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks5:', 'socks:']);
 
-/** The variable's value and the spelling it was found under (lower case first). */
+/**
+ * The variable's value and the spelling it was found under: lower case first, as undici and curl
+ * read them; a blank one counts as unset, so `https_proxy=` (a compose file passing on a
+ * variable its host does not have) does not hide `HTTPS_PROXY`.
+ */
 function pick(env: NodeJS.ProcessEnv, name: string): { value: string; from: string } | undefined {
-  const from = env[name.toLowerCase()] !== undefined ? name.toLowerCase() : name;
-  const value = env[from]?.trim();
-  return value === undefined || value === '' ? undefined : { value, from };
+  for (const from of [name.toLowerCase(), name]) {
+    const value = env[from]?.trim();
+    if (value) return { value, from };
+  }
+  return undefined;
 }
 
 /**
  * A proxy address as undici takes it. Without a scheme it is http, as curl and Go read these
- * variables ("proxy.corp:3128"). The error names the variable but never repeats the value: it
+ * variables ("proxy.corp:3128"); socks5h is socks5 (undici hands the proxy the host name). The error names the variable but never repeats the value: it
  * may carry the proxy's password.
  */
 function proxyUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -26,17 +32,21 @@ function proxyUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   let url: URL | undefined;
   try {
-    url = new URL(withScheme);
+    url = new URL(withScheme.replace(/^socks5h:/i, 'socks5:'));
   } catch {
     url = undefined;
   }
-  if (!url || !PROXY_PROTOCOLS.has(url.protocol) || url.hostname === '') {
+  // A proxy is an address: a path, query or fragment means a typo (undici refuses them later,
+  // naming nothing).
+  const addressOnly =
+    url && (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash;
+  if (!url || !PROXY_PROTOCOLS.has(url.protocol) || url.hostname === '' || !addressOnly) {
     throw new CodedError(
       ErrorCode.ConfigInvalid,
       `${from}: must be a proxy address such as http://proxy.example:3128 (http, https or socks5)`,
     );
   }
-  return withScheme;
+  return url.href.replace(/\/$/, '');
 }
 
 /** The proxy settings in `env`, or undefined when no proxy is set; throws on a broken one. */

@@ -2,9 +2,9 @@
 // and a FormData body (the SDKs build them with Node's own class) arrives as the same multipart
 // form through the project's undici, not as the text "[object FormData]".
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proxiedOutbound } from '../../adapters/shared/outbound.js';
+import { closeOutbound, proxiedOutbound } from '../../adapters/shared/outbound.js';
 import { startConnectProxy, type ConnectProxy } from '../service/connect-proxy.js';
 
 let proxy: ConnectProxy;
@@ -56,6 +56,33 @@ describe('proxiedOutbound', () => {
       expect(proxy.tunnels.at(-1)).toBe(new URL(url).host);
     } finally {
       await outbound.dispatcher.close();
+    }
+  });
+
+  it('fails a call whose proxy closes the connection before answering CONNECT, once', async () => {
+    let connections = 0;
+    const dropping = createTcpServer((socket) => {
+      connections++;
+      socket.on('error', () => {});
+      socket.once('data', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    const port = (dropping.address() as AddressInfo).port;
+    const outbound = proxiedOutbound({ httpProxy: `http://127.0.0.1:${port}` })!;
+    try {
+      // Without the pool's guard undici opens the tunnel again and again until this signal.
+      const failed = await outbound.fetch(url, { signal: AbortSignal.timeout(10_000) }).then(
+        () => undefined,
+        (error: unknown) => error as Error & { cause?: { code?: string; message?: string } },
+      );
+      expect(failed?.cause?.code).toBe('ECONNRESET');
+      expect(failed?.cause?.message).toBe(
+        'the proxy closed the connection before answering CONNECT',
+      );
+      expect(connections).toBe(1);
+    } finally {
+      await closeOutbound(outbound);
+      await new Promise<void>((resolve) => dropping.close(() => resolve()));
     }
   });
 });

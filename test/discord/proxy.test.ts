@@ -3,7 +3,7 @@
 // CONNECT proxy (loopback). discord.js opens its gateway WebSocket with no agent, so that one
 // goes directly, and the adapter says so when it starts.
 import { ApplicationCommandOptionType as T } from 'discord.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerCommands, runDiscordCommand } from '../../adapters/discord/register.js';
 import { startConnectProxy, type ConnectProxy } from '../service/connect-proxy.js';
 import { traceLogger } from '../slack/harness.js';
@@ -22,6 +22,10 @@ beforeAll(async () => {
   proxy = await startConnectProxy();
 });
 afterAll(() => proxy.close());
+beforeEach(() => {
+  proxy.tunnels.length = 0;
+  proxy.upstreamPorts.clear();
+});
 
 let rig: EngineRig | undefined;
 let fake: FakeDiscord | undefined;
@@ -35,7 +39,12 @@ afterEach(async () => {
 describe('Discord behind a proxy', () => {
   it('answers and downloads attachments through it; the gateway goes directly, as logged', async () => {
     const trace = traceLogger();
-    rig = await startEngineRig({ proxy: { httpProxy: proxy.url }, logger: trace.logger });
+    const calls: string[] = [];
+    const observer = {
+      platformCall: (_platform: string, call: string, outcome: string) =>
+        calls.push(`${call} ${outcome}`),
+    };
+    rig = await startEngineRig({ proxy: { httpProxy: proxy.url }, logger: trace.logger, observer });
     const f = rig.fake;
     rig.answers.push({ pieces: ['Through the proxy.'] });
     const asked = f.userMessage(f.textChannel.id, alice, `<@${f.bot.id}> Are you there?`, {
@@ -75,6 +84,9 @@ describe('Discord behind a proxy', () => {
     expect(gateway.length).toBeGreaterThan(0);
     expect(gateway.some((peer) => proxy.upstreamPorts.has(peer.port))).toBe(false);
     expect(trace.text()).toContain('opens its gateway WebSocket directly');
+    // The metrics see each call's outcome, as without a proxy.
+    expect(calls.length).toBeGreaterThan(3);
+    expect(calls.filter((call) => !call.endsWith(' ok'))).toEqual([]);
   });
 
   it('registers the slash command through it, from the CLI’s environment too', async () => {

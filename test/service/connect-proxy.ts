@@ -8,6 +8,8 @@ export interface ConnectProxy {
   tunnels: string[];
   /** The local port of each tunnel's upstream socket: the client port its target sees. */
   upstreamPorts: Set<number>;
+  /** Resolves once no client holds a connection to the proxy (every tunnel closed). */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -15,8 +17,15 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
   const tunnels: string[] = [];
   const upstreamPorts = new Set<number>();
   const sockets = new Set<Socket>();
+  const clients = new Set<Socket>();
+  let onIdle: (() => void) | undefined;
   const proxy = createServer((socket) => {
     sockets.add(socket);
+    clients.add(socket);
+    socket.on('close', () => {
+      clients.delete(socket);
+      if (clients.size === 0) onIdle?.();
+    });
     socket.on('error', () => {});
     socket.once('data', (head: Buffer) => {
       const target = /^CONNECT (\S+) HTTP\/1\.1/.exec(head.toString('latin1'))?.[1];
@@ -37,6 +46,8 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     tunnels,
     upstreamPorts,
+    idle: () =>
+      clients.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve)),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

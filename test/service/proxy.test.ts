@@ -45,6 +45,15 @@ describe('proxyFromEnv', () => {
   it('is undefined without proxy variables (blank ones count as unset)', () => {
     expect(proxyFromEnv({})).toBeUndefined();
     expect(proxyFromEnv({ HTTPS_PROXY: ' ', http_proxy: '' })).toBeUndefined();
+    // A blank lower-case one (a compose file passing on an unset variable) hides nothing.
+    expect(
+      proxyFromEnv({
+        https_proxy: '',
+        HTTPS_PROXY: 'http://upper:1',
+        no_proxy: ' ',
+        NO_PROXY: 'x',
+      }),
+    ).toEqual({ httpsProxy: 'http://upper:1', noProxy: 'x' });
   });
 
   it('reads either case, the lower-case one first, as undici does', () => {
@@ -60,6 +69,13 @@ describe('proxyFromEnv', () => {
     expect(proxyFromEnv({ ALL: 'x', https_proxy: 'socks5://p:1080' })).toEqual({
       httpsProxy: 'socks5://p:1080',
     });
+    // socks5h (curl's "the proxy resolves names") is what undici's socks5 does anyway.
+    expect(proxyFromEnv({ HTTPS_PROXY: 'SOCKS5H://p:1080' })).toEqual({
+      httpsProxy: 'socks5://p:1080',
+    });
+    expect(proxyFromEnv({ HTTP_PROXY: 'http://[::1]:3128/' })).toEqual({
+      httpProxy: 'http://[::1]:3128',
+    });
   });
 
   it('refuses a broken address, naming the variable and never repeating the value', () => {
@@ -67,6 +83,13 @@ describe('proxyFromEnv', () => {
       ['HTTPS_PROXY', 'http://user:s3cret@'],
       ['http_proxy', 'ftp://user:s3cret@proxy:21'],
       ['HTTP_PROXY', 'user:s3cret@proxy:not-a-port'],
+      // Parses, but names no host: undici would fail at the first call.
+      ['HTTPS_PROXY', 'socks5://user:s3cret@'],
+      // A path, query or fragment is a typo; undici refuses them later, naming nothing.
+      ['HTTPS_PROXY', 'http://user:s3cret@proxy:3128/squid'],
+      ['HTTPS_PROXY', 'http://user:s3cret@proxy:3128?x=1'],
+      ['HTTPS_PROXY', 'http://user:s3cret@proxy:3128#top'],
+      ['HTTPS_PROXY', 'http:/user:s3cret@proxy:3128'],
     ] as const) {
       let caught: unknown;
       try {

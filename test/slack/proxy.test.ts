@@ -2,7 +2,7 @@
 // WebSocket and a slash command's response_url go through an HTTP CONNECT proxy (loopback); a
 // host in NO_PROXY is reached directly. The fake records each client's port, so a call that went
 // around the proxy shows up as one from a port the proxy never opened.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSlackAdapter, type SlackAdapter } from '../../adapters/slack/index.js';
 import type { ServiceClient } from '../../src/service/api.js';
 import type { ProxySettings } from '../../src/service/index.js';
@@ -21,6 +21,10 @@ beforeAll(async () => {
   proxy = await startConnectProxy();
 });
 afterAll(() => proxy.close());
+beforeEach(() => {
+  proxy.tunnels.length = 0;
+  proxy.upstreamPorts.clear();
+});
 
 let cleanup: (() => Promise<void>) | undefined;
 let chain: Chain | undefined;
@@ -32,7 +36,8 @@ afterEach(async () => {
 });
 
 async function socketAdapter(
-  settings: ProxySettings,
+  settings: ProxySettings | ((fake: FakeSlack) => ProxySettings),
+  drainMs?: number,
 ): Promise<{ fake: FakeSlack; adapter: SlackAdapter }> {
   const fake = await new FakeSlack().start();
   const state = await openState('memory://');
@@ -44,9 +49,14 @@ async function socketAdapter(
       apiUrl: fake.apiUrl,
       admins: [],
       maxUploadBytes: 1024,
-      proxy: settings,
+      proxy: typeof settings === 'function' ? settings(fake) : settings,
     },
-    { conversation: new RecordingConversation(), state, client: {} as ServiceClient },
+    {
+      conversation: new RecordingConversation(),
+      state,
+      client: {} as ServiceClient,
+      ...(drainMs !== undefined ? { drainMs } : {}),
+    },
   );
   cleanup = async () => {
     await adapter.idle();
@@ -59,8 +69,11 @@ async function socketAdapter(
   return { fake, adapter };
 }
 
-/** An answered mention and a slash command answered through its response_url. */
-async function converse(fake: FakeSlack): Promise<void> {
+/**
+ * An answered mention and a slash command answered through its response_url, which `responses`
+ * serves (the fake itself by default).
+ */
+async function converse(fake: FakeSlack, responses: FakeSlack = fake): Promise<void> {
   await fake.sendEnvelope('env-1', {
     type: 'event_callback',
     team_id: TEAM,
@@ -69,18 +82,23 @@ async function converse(fake: FakeSlack): Promise<void> {
   });
   const stop = await fake.waitFor('chat.stopStream');
   expect(fake.workspace.visibleText(String(stop.args.ts))).toBe('Hello there.');
-  const responded = fake.waitFor('response_url');
+  const responded = responses.waitFor('response_url');
   fake.socketMode.deliver({
     command: '/chatbridge',
     text: 'help',
     team_id: TEAM,
     user_id: 'UALICE',
     channel_id: 'C1',
-    response_url: `${fake.origin}/response/1`,
+    response_url: `${responses.origin}/response/1`,
     trigger_id: 'trigger-1',
   });
   await responded;
 }
+
+const throughProxy = (fake: FakeSlack) =>
+  fake.peers.filter((peer) => proxy.upstreamPorts.has(peer.port));
+const aroundProxy = (fake: FakeSlack) =>
+  fake.peers.filter((peer) => !proxy.upstreamPorts.has(peer.port));
 
 describe('Slack behind a proxy', () => {
   it('sends every Web API call, the Socket Mode WebSocket and response_url through it', async () => {
@@ -96,12 +114,38 @@ describe('Slack behind a proxy', () => {
     );
   });
 
-  it('reaches a host in NO_PROXY directly', async () => {
-    const before = proxy.tunnels.length;
-    const { fake } = await socketAdapter({ httpProxy: proxy.url, noProxy: '127.0.0.1' });
-    await converse(fake);
-    expect(proxy.tunnels.length).toBe(before);
-    expect(fake.peers.some((peer) => proxy.upstreamPorts.has(peer.port))).toBe(false);
+  it('reaches a host in NO_PROXY directly and the others through the proxy', async () => {
+    const responses = await new FakeSlack().start();
+    try {
+      const { fake } = await socketAdapter((api) => ({
+        httpProxy: proxy.url,
+        noProxy: `127.0.0.1:${api.port}`,
+      }));
+      await converse(fake, responses);
+      expect(fake.peers.length).toBeGreaterThan(3);
+      expect(throughProxy(fake)).toEqual([]);
+      expect(responses.peers.map((peer) => peer.path)).toEqual(['/response/1']);
+      expect(aroundProxy(responses)).toEqual([]);
+    } finally {
+      await responses.close();
+    }
+  });
+
+  it('stops without waiting on a call the proxy never answers, and closes every tunnel', async () => {
+    const { fake, adapter } = await socketAdapter({ httpProxy: proxy.url }, 10);
+    const held = fake.hold('chat.startStream');
+    await fake.sendEnvelope('env-1', {
+      type: 'event_callback',
+      team_id: TEAM,
+      event_id: 'EvProxyHeld',
+      event: mention('never answered'),
+    });
+    await held.reached;
+    // The answer's call is still open through its tunnel: stop cuts it after a short grace
+    // instead of waiting for it, and every tunnel closes.
+    await adapter.stop();
+    await proxy.idle();
+    held.release();
   });
 });
 
