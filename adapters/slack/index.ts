@@ -295,7 +295,7 @@ async function startSlackApp(
   } else {
     const auth = await pTimeout(app.client.auth.test(), {
       milliseconds: authTimeoutMs,
-      message: `slack: auth.test got no answer from ${app.client.slackApiUrl} within ${authTimeoutMs / 1000} s (SLACK_API_URL)`,
+      message: `slack: auth.test got no answer from ${app.client.slackApiUrl} within ${authTimeoutMs / 1000} s (SLACK_API_URL${config.proxy ? ', or the proxy in HTTPS_PROXY / HTTP_PROXY' : ''})`,
     });
     parts.own.botUserId = auth.user_id;
   }
