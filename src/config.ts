@@ -86,7 +86,9 @@ export function loadConfig(
 ): BridgeConfig {
   const e = readSettings('start', env, { warn, check: checkStart });
   const dataDir = e.CHATBRIDGE_DATA_DIR;
-  const proxy = proxyFromEnv(env);
+  // Only a remote service goes through them: the embedded one (`npm start` with nothing set)
+  // neither reads nor checks them, so a machine's own proxy settings never stop the demo.
+  const proxy = e.CHATBRIDGE_SERVICE_URL ? proxyFromEnv(env) : undefined;
   return {
     ...(proxy ? { proxy } : {}),
     service:

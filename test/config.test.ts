@@ -154,3 +154,22 @@ describe('the embedded service with LLM_FIRST_BYTE_TIMEOUT_MS', () => {
     }
   });
 });
+
+describe('the proxy variables', () => {
+  const remote = { CHATBRIDGE_SERVICE_URL: 'https://service.example', CHATBRIDGE_API_KEY: 'k' };
+
+  it('are read and checked for a remote service, before anything opens', () => {
+    expect(loadConfig({ ...remote, https_proxy: 'proxy.corp:3128' }).proxy).toEqual({
+      httpsProxy: 'http://proxy.corp:3128',
+    });
+    expect(() => loadConfig({ ...remote, HTTPS_PROXY: 'http://proxy.corp:3128/squid' })).toThrow(
+      /^HTTPS_PROXY: must be a proxy address/,
+    );
+  });
+
+  it('are neither read nor checked for the embedded service, which never uses them', () => {
+    const config = loadConfig({ HTTPS_PROXY: 'http://proxy.corp:3128/squid' });
+    expect(config.service).toBeUndefined();
+    expect(config.proxy).toBeUndefined();
+  });
+});
