@@ -50,8 +50,10 @@ function withProxy<Config extends { proxy?: ProxySettings }>(
   config: Config | undefined,
   env: NodeJS.ProcessEnv,
 ): Config | undefined {
+  // Read only for a configured platform: the embedded demo never checks them.
+  if (config === undefined) return undefined;
   const proxy = proxyFromEnv(env);
-  return config && proxy ? { ...config, proxy } : config;
+  return proxy ? { ...config, proxy } : config;
 }
 
 const slack: Platform<SlackAdapterConfig> = {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { configuredPlatforms } from '../src/platforms.js';
 import { startEmbeddedService } from '../src/embedded.js';
 import { createLogger } from '../src/log.js';
 import { createServiceClient } from '../src/service/index.js';
@@ -168,8 +169,12 @@ describe('the proxy variables', () => {
   });
 
   it('are neither read nor checked for the embedded service, which never uses them', () => {
-    const config = loadConfig({ HTTPS_PROXY: 'http://proxy.corp:3128/squid' });
+    const env = { HTTPS_PROXY: 'http://proxy.corp:3128/squid' };
+    const config = loadConfig(env);
     expect(config.service).toBeUndefined();
     expect(config.proxy).toBeUndefined();
+    // No platform configured: `chatbridge start` runs the console chat and reads none.
+    expect(configuredPlatforms(env)).toEqual([]);
+    expect(() => configuredPlatforms({ ...env, DISCORD_TOKEN: 't' })).toThrow(/^HTTPS_PROXY:/);
   });
 });
