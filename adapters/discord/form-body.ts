@@ -11,9 +11,10 @@ type MakeRequest = RESTOptions['makeRequest'];
 export function withEncodedForms(send: MakeRequest = DefaultRestOptions.makeRequest): MakeRequest {
   return async (url, init) => {
     if (!(init.body instanceof FormData)) return send(url, init);
-    const form = await encodeForm(init.body);
-    const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
-    headers.set('content-type', form.contentType);
-    return send(url, { ...init, body: form.body, headers: Object.fromEntries(headers) });
+    const form = await encodeForm(
+      init.body,
+      init.headers as ConstructorParameters<typeof Headers>[0],
+    );
+    return send(url, { ...init, ...form });
   };
 }

@@ -42,13 +42,8 @@ export function proxiedOutbound(proxy: ProxySettings | undefined): Outbound | un
     },
   });
   const proxiedFetch = async (input: string | URL, init?: RequestInit) => {
-    let options = { ...init } as UndiciInit;
-    if (init?.body instanceof FormData) {
-      const form = await encodeForm(init.body);
-      const headers = new Headers(init.headers);
-      headers.set('content-type', form.contentType);
-      options = { ...options, body: form.body, headers: Object.fromEntries(headers) };
-    }
+    const form = init?.body instanceof FormData ? await encodeForm(init.body, init.headers) : {};
+    const options = { ...init, ...form } as UndiciInit;
     const response = await undiciFetch(input, { ...options, dispatcher });
     return response as unknown as Response;
   };
@@ -78,16 +73,19 @@ export async function closeOutbound(
 }
 
 /**
- * A FormData body as bytes and its multipart content type. Each undici knows only its own
- * FormData class (Node's bundled one, the project's, discord.js's): another's would be sent as
- * the text "[object FormData]". Bytes every version sends as they are.
+ * A FormData body as bytes, with its multipart content type set among `headers`. Each undici
+ * knows only its own FormData class (Node's bundled one, the project's, discord.js's): another's
+ * would be sent as the text "[object FormData]". Bytes every version sends as they are.
  */
 export async function encodeForm(
   form: FormData,
-): Promise<{ body: Uint8Array; contentType: string }> {
+  headers?: ConstructorParameters<typeof Headers>[0],
+): Promise<{ body: Uint8Array; headers: Record<string, string> }> {
   const encoded = new Response(form);
+  const merged = new Headers(headers);
+  merged.set('content-type', encoded.headers.get('content-type') ?? 'multipart/form-data');
   return {
     body: new Uint8Array(await encoded.arrayBuffer()),
-    contentType: encoded.headers.get('content-type') ?? 'multipart/form-data',
+    headers: Object.fromEntries(merged),
   };
 }
